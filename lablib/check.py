@@ -1,0 +1,78 @@
+"""Run the test suites and summarise them (`./lab check`, `make check`).
+
+Every suite is a host command whose stdout is KTAP.  Guest suites are
+`./lab run -- CMD`; a guest crash, hang or QEMU failure makes the suite
+fail, whatever it printed before.  The last line is `N passed, N failed`.
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+from lablib import guest, ktap
+
+TOP = guest.TOP
+LAB = os.path.join(TOP, "lab")
+
+# name -> (what it checks, host command printing KTAP)
+SUITES = {
+    "lab": ("the lab itself: topology, exit status, crash and hang reports, 9p",
+            [sys.executable, "tests/lab/selftest.py"]),
+}
+
+
+def run_suite(name, argv, kernel, logdir):
+    env = dict(os.environ, LAB_KERNEL=kernel)
+    start = time.time()
+    print(f"# suite {name}: {SUITES[name][0]}", flush=True)
+    proc = subprocess.Popen(argv, cwd=TOP, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, errors="replace")
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        sys.stdout.write("  " + line)
+        sys.stdout.flush()
+    status = proc.wait()
+    text = "".join(lines)
+    with open(os.path.join(logdir, f"{name}.log"), "w") as f:
+        f.write(text)
+    rep = ktap.parse(text)
+    problems = rep.problems()
+    if status in (guest.EXIT_PANIC, guest.EXIT_TIMEOUT, guest.EXIT_QEMU):
+        problems.append(f"the guest crashed, hung or failed (exit {status})")
+    elif status != 0 and not rep.count("fail"):
+        problems.append(f"exited {status} without a failed test")
+    return rep, problems, time.time() - start
+
+
+def main(names, kernel="lab"):
+    names = names or list(SUITES)
+    unknown = [n for n in names if n not in SUITES]
+    if unknown:
+        print(f"lab check: unknown suite(s) {', '.join(unknown)}; "
+              f"known: {', '.join(SUITES)}", file=sys.stderr)
+        return guest.EXIT_USAGE
+    logdir = os.path.join(TOP, "build/check")
+    os.makedirs(logdir, exist_ok=True)
+    passed = failed = skipped = 0
+    rows = []
+    for name in names:
+        rep, problems, secs = run_suite(name, SUITES[name][1], kernel, logdir)
+        p, f, s = rep.count("pass"), rep.count("fail"), rep.count("skip")
+        f += len(problems)
+        passed, failed, skipped = passed + p, failed + f, skipped + s
+        rows.append((name, p, f, s, secs, problems,
+                     [r[1] for r in rep.results if r[0] == "fail"]))
+    print(f"\n# summary (kernel: {kernel}; logs in build/check/)")
+    for name, p, f, s, secs, problems, fails in rows:
+        print(f"#   {name:<12} {p:4d} passed {f:4d} failed {s:4d} skipped  {secs:6.1f}s")
+        for why in fails:
+            print(f"#     failed: {why}")
+        for why in problems:
+            print(f"#     problem: {why}")
+    line = f"{passed} passed, {failed} failed"
+    if skipped:
+        line += f", {skipped} skipped"
+    print(line)
+    return 1 if failed else 0

@@ -1,0 +1,3 @@
+#!/bin/sh
+# Build the in-guest test programs (none yet).
+exit 0
