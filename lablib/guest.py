@@ -1,7 +1,7 @@
 """Boot a kernel under QEMU and run one command inside it.
 
 The guest's root is the host's / over 9p, read-only, so host binaries and
-this repository are usable unchanged.  guest/init runs the command with its
+this repository are usable unchanged.  guest/init.c runs the command with its
 stdout and stderr on two virtio serial ports, which we relay, and writes the
 exit status into a writable run directory shared over 9p.
 """
@@ -65,6 +65,20 @@ def resolve_kernel(kernel):
     return path
 
 
+def build_init():
+    """Compile guest/init.c into a static binary when it is out of date."""
+    src = os.path.join(TOP, "guest/init.c")
+    exe = os.path.join(TOP, "build/guest-init")
+    if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        os.makedirs(os.path.dirname(exe), exist_ok=True)
+        cc = subprocess.run(["gcc", "-static", "-O2", "-Wall", "-o", exe + ".tmp", src],
+                            capture_output=True, text=True)
+        if cc.returncode:
+            raise LabError(f"cannot build guest/init.c:\n{cc.stderr}")
+        os.replace(exe + ".tmp", exe)
+    return exe
+
+
 class Result:
     def __init__(self, status, kind, rundir, console):
         self.status = status    # what `lab run` exits with
@@ -110,7 +124,7 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     rundir = tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"),
                               dir=os.path.join(TOP, "build/runs"))
     with open(os.path.join(rundir, "cmd.sh"), "w") as f:
-        f.write(shlex.join(argv) + "\n")
+        f.write("exec " + shlex.join(argv) + "\n")
     with open(os.path.join(rundir, "cwd"), "w") as f:
         f.write(os.getcwd() + "\n")
     console = os.path.join(rundir, "console.log")
@@ -119,7 +133,7 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         "console=ttyS0", "loglevel=4", "panic=-1", "oops=panic",
         "root=/dev/root", "rootfstype=9p",
         "rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose",
-        "ro", f"init={TOP}/guest/init", f"labtop={TOP}", f"labrun={rundir}",
+        "ro", f"init={build_init()}", f"labtop={TOP}", f"labrun={rundir}",
         FAST_BOOT, append]).strip()
 
     out_r, out_w = os.pipe()
@@ -128,14 +142,12 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     qargs = [
         qemu, "-nodefaults", "-no-user-config", "-nographic", "-no-reboot",
         "-accel", "tcg,thread=multi", "-cpu", "max,topoext=on",
-        "-machine", "pc", "-m", mem,
+        "-machine", "pc", "-bios", "qboot.rom", "-m", mem,
         "-smp", f"{ncpu},sockets={sockets},cores={cores},threads={threads}",
         "-kernel", image, "-append", cmdline,
         "-serial", f"file:{console}",
         "-fsdev", "local,id=root,path=/,security_model=none,multidevs=remap,readonly=on",
         "-device", "virtio-9p-pci,fsdev=root,mount_tag=/dev/root",
-        "-fsdev", f"local,id=top,path={TOP},security_model=none,multidevs=remap,readonly=on",
-        "-device", "virtio-9p-pci,fsdev=top,mount_tag=labtop",
         "-fsdev", f"local,id=run,path={rundir},security_model=none",
         "-device", "virtio-9p-pci,fsdev=run,mount_tag=labrun",
         "-device", "virtio-serial-pci",
@@ -144,6 +156,10 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         "-chardev", f"file,id=err,path=/dev/fd/{err_w}",
         "-device", "virtserialport,chardev=err,nr=2",
     ]
+    if re.match(r"/(tmp|run|var)(/|$)", TOP):
+        # guest/init.c remounts the repository over the guest's tmpfs.
+        qargs += ["-fsdev", f"local,id=top,path={TOP},security_model=none,readonly=on",
+                  "-device", "virtio-9p-pci,fsdev=top,mount_tag=labtop"]
     qlog = open(os.path.join(rundir, "qemu.log"), "wb")
     proc = subprocess.Popen(qargs, stdin=subprocess.DEVNULL, stdout=qlog,
                             stderr=subprocess.STDOUT, pass_fds=(out_w, err_w))

@@ -35,8 +35,13 @@ kmake -s tinyconfig >/dev/null
 kmake -s olddefconfig >/dev/null
 
 # merge_config.sh only warns about options Kconfig dropped; we fail.
-missing=$(grep -E '^CONFIG_[A-Z0-9_]+=' "$frag" | while IFS= read -r want; do
-	grep -qxF "$want" "$out/.config" || echo "  $want (have: $(grep -E "^(# )?${want%%=*}[= ]" "$out/.config" || echo absent))"
+missing=$(grep -E '^(# )?CONFIG_[A-Z0-9_]+[= ]' "$frag" | while IFS= read -r want; do
+	opt=$(echo "$want" | sed -E 's/^(# )?(CONFIG_[A-Z0-9_]+).*/\2/')
+	have=$(grep -E "^(# )?$opt[= ]" "$out/.config" || echo "$opt absent")
+	case "$want" in
+	"# "*) case "$have" in "$opt="*) echo "  $want (have: $have)" ;; esac ;;
+	*) [ "$want" = "$have" ] || echo "  $want (have: $have)" ;;
+	esac
 done)
 if [ -n "$missing" ]; then
 	echo "kernel: config/lab.config asks for options the final .config lacks:" >&2
