@@ -1,6 +1,6 @@
 # The lab's entry points.  `make help` lists them.
 .PHONY: help deps tree apply export stock kernel-lab kernel-stock kernels \
-	selftests check demo clean distclean
+	selftests check checkpatch demo clean distclean
 
 SHELL := /bin/sh
 TREE := build/linux
@@ -52,3 +52,6 @@ clean:
 
 distclean:
 	rm -rf build
+
+checkpatch: tree
+	@tests/series/checkpatch.sh

@@ -15,10 +15,15 @@ from lablib import guest, ktap
 TOP = guest.TOP
 LAB = os.path.join(TOP, "lab")
 
-# name -> (what it checks, host command printing KTAP)
+# name -> (what it checks, host command printing KTAP); {kernel} is the
+# kernel under test.
 SUITES = {
     "lab": ("the lab itself: topology, exit status, crash and hang reports, 9p",
             [sys.executable, "tests/lab/selftest.py"]),
+    "series": ("every patch in patches/ passes checkpatch --strict",
+               ["tests/series/checkpatch.sh"]),
+    "sched": ("select_idle_sibling() policies, reasons, counters (kselftest)",
+              [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_test"]),
 }
 
 
@@ -58,7 +63,8 @@ def main(names, kernel="lab"):
     passed = failed = skipped = 0
     rows = []
     for name in names:
-        rep, problems, secs = run_suite(name, SUITES[name][1], kernel, logdir)
+        argv = [a.replace("{kernel}", kernel) for a in SUITES[name][1]]
+        rep, problems, secs = run_suite(name, argv, kernel, logdir)
         p, f, s = rep.count("pass"), rep.count("fail"), rep.count("skip")
         f += len(problems)
         passed, failed, skipped = passed + p, failed + f, skipped + s

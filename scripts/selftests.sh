@@ -1,3 +1,14 @@
 #!/bin/sh
-# Build the in-guest test programs (none yet).
-exit 0
+# Build the in-guest test programs from the lab tree into build/selftests/.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/build/linux/tools/testing/selftests
+out=$top/build/selftests
+mkdir -p "$out"
+build() { # name source
+	if [ ! -x "$out/$1" ] || [ "$src/$2" -nt "$out/$1" ]; then
+		echo "selftests: building $1"
+		gcc -O2 -Wall -o "$out/$1" "$src/$2"
+	fi
+}
+build sis_test sched/sis_test.c
