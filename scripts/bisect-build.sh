@@ -1,0 +1,20 @@
+#!/bin/sh
+# Build every commit of base..lab on its own, in a scratch worktree
+# (build/bisect), to keep the series bisectable.  Same config as the lab.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=$top/build/linux
+wt=$top/build/bisect
+[ -e "$wt/.git" ] || git -C "$tree" worktree add -q --detach "$wt" base
+for c in $(git -C "$tree" rev-list --reverse base..lab); do
+	git -C "$wt" checkout -q "$c"
+	echo "bisect-build: $(git -C "$wt" log --oneline -1)"
+	cp "$tree/.out/.config" "$wt/.config.lab"
+	mkdir -p "$wt/.out"
+	cp "$wt/.config.lab" "$wt/.out/.config"
+	make -s -C "$wt" O="$wt/.out" ARCH=x86_64 CC="ccache gcc" olddefconfig
+	KBUILD_BUILD_TIMESTAMP=2013-02-20 CCACHE_BASEDIR="$top/build" CCACHE_NOHASHDIR=1 \
+		make -s -C "$wt" O="$wt/.out" ARCH=x86_64 CC="ccache gcc" -j"$(nproc)" bzImage ||
+		{ echo "bisect-build: $c does not build" >&2; exit 1; }
+done
+echo "bisect-build: every commit builds"
