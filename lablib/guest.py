@@ -101,7 +101,8 @@ def _relay(fd, sink):
 
 
 def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
-        timeout=300, append="", stdout=None, stderr=None, keep=False):
+        timeout=300, append="", stdout=None, stderr=None, keep=False,
+        tcg="multi"):
     """Boot `kernel`, run argv in the guest and return a Result."""
     if not argv:
         raise LabError("no command given: lab run [OPTIONS] -- CMD [ARGS...]")
@@ -141,7 +142,7 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     ncpu = sockets * cores * threads
     qargs = [
         qemu, "-nodefaults", "-no-user-config", "-nographic", "-no-reboot",
-        "-accel", "tcg,thread=multi", "-cpu", "max,topoext=on",
+        "-accel", f"tcg,thread={tcg}", "-cpu", "max,topoext=on",
         "-machine", "pc", "-bios", "qboot.rom", "-m", mem,
         "-smp", f"{ncpu},sockets={sockets},cores={cores},threads={threads}",
         "-kernel", image, "-append", cmdline,
