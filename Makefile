@@ -44,8 +44,11 @@ selftests: tree
 check: kernels selftests
 	@./lab check
 
+# Longer, steadier runs: make demo RUNS=5 DURATION=30
+RUNS ?= 3
+DURATION ?= 10
 demo: kernels
-	@./lab run -- scripts/demo-guest.sh
+	@demo/demo.py --runs $(RUNS) --duration $(DURATION)
 
 clean:
 	rm -rf build/runs build/check

@@ -30,6 +30,8 @@ SUITES = {
     "snapshot": ("the ftrace snapshot file against the 3.9 seed's table",
                  [LAB, "run", "--tcg", "single", "--kernel", "{kernel}", "--",
                   "tests/snapshot/seed.sh"]),
+    "demo": ("a smoke run of make demo: numbers, results.json, placement.png",
+             [sys.executable, "tests/demo/smoke.py"]),
 }
 
 

@@ -1,0 +1,85 @@
+#!/bin/sh
+# In the guest: run the bouncing-cow cases and leave raw results in
+# $LAB_OUT/raw/ for demo/demo.py.  Usage: cases.sh KERNEL RUNS DURATION CASES...
+#   a case is a placement policy (3.8, 3.9, modern), "pinned" (modern, the
+#   pair pinned to CPUs 2 and 4) or "stock" (a kernel without sis_policy).
+# Each run of each case: tbench with 1 client against tbench_srv on
+# loopback, then a pipe ping-pong (perf bench sched pipe).  Runs are
+# interleaved: run 1 of every case, then run 2, ...
+set -u
+kernel=$1 runs=$2 duration=$3
+shift 3
+T=/sys/kernel/tracing
+POLICY=/sys/kernel/debug/sched/sis_policy
+STATS=/sys/kernel/debug/sched/sis_stats
+raw=$LAB_OUT/raw
+mkdir -p "$raw"
+total=$((runs * $#)) done=0
+loops=$((duration * 1000))
+
+say() { echo "demo[$kernel]: $*" >&2; }
+
+# Trace the pair's context switches; the snapshot at the end of a run
+# keeps its last moments while tracing goes on.
+echo 0 > $T/tracing_on
+echo 2048 > $T/buffer_size_kb
+echo 'next_comm ~ "tbench*" || prev_comm ~ "tbench*"' > $T/events/sched/sched_switch/filter
+echo 1 > $T/events/sched/sched_switch/enable
+echo 1 > /proc/sys/kernel/sched_schedstats
+cd /tmp || exit 1
+
+run_case() { # case run
+	c=$1 r=$2 out=$raw/$1.$2
+	srv_cpu= cli_cpu=
+	case $c in
+	pinned) srv_cpu="taskset -c 2" cli_cpu="taskset -c 4"; policy=modern ;;
+	stock) policy= ;;
+	*) policy=$c ;;
+	esac
+	if [ -n "$policy" ]; then
+		echo "$policy" > $POLICY || { say "cannot set policy $policy"; return 1; }
+	fi
+	[ -w $STATS ] && echo 0 > $STATS
+	echo > $T/trace
+	echo 1 > $T/tracing_on
+
+	$srv_cpu tbench_srv > /dev/null 2>&1 &
+	srv=$!
+	sleep 1
+	$cli_cpu tbench -t "$duration" -c /usr/share/dbench/client.txt 1 127.0.0.1 \
+		> "$out.tbench" 2>&1 &
+	cli=$!
+	# The picture: snapshot the last moments of the run, tracing on.
+	sleep $((duration > 2 ? duration - 1 : 1))
+	echo 1 > $T/snapshot
+	ok=1
+	if ! timeout $((duration + 60)) sh -c "while kill -0 $cli 2>/dev/null; do sleep 1; done"; then
+		say "tbench did not finish within $((duration + 60))s (case $c, run $r)"
+		kill -9 $cli
+		ok=0
+	fi
+	wait $cli
+	kill $srv 2>/dev/null
+	wait $srv 2>/dev/null
+	echo 0 > $T/tracing_on
+	cat $T/snapshot > "$out.snapshot"
+	echo 0 > $T/snapshot
+	[ -r $STATS ] && cat $STATS > "$out.tbench.sis"
+
+	[ -w $STATS ] && echo 0 > $STATS
+	$cli_cpu perf bench sched pipe -l $loops > "$out.pipe" 2>&1
+	[ -r $STATS ] && cat $STATS > "$out.pipe.sis"
+	[ "$ok" = 1 ] && grep -q 'Throughput' "$out.tbench"
+}
+
+fail=0
+for r in $(seq "$runs"); do
+	for c in "$@"; do
+		done=$((done + 1))
+		left=$(( (total - done + 1) * (duration + 4) ))
+		say "run $r/$runs, case $c ($done/$total, about ${left}s left)"
+		run_case "$c" "$r" || { say "case $c run $r produced no tbench throughput"; fail=1; }
+	done
+done
+uname -r > "$raw/kernel.$kernel"
+exit $fail
