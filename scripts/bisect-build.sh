@@ -19,6 +19,10 @@ targets() {
 for c in $(git -C "$tree" rev-list --reverse base..lab); do
 	git -C "$wt" checkout -q "$c"
 	echo "bisect-build: $(git -C "$wt" log --oneline -1)"
+	if [ -z "$(targets "$c")" ]; then
+		echo "bisect-build:   no kernel C files: nothing to build"
+		continue
+	fi
 	cp "$tree/.out/.config" "$wt/.config.lab"
 	mkdir -p "$wt/.out"
 	cp "$wt/.config.lab" "$wt/.out/.config"
