@@ -46,3 +46,21 @@ def parse(text):
         else:
             rep.results.append(("fail", name, note))
     return rep
+
+
+def run_tests(tests):
+    """Run host-side tests, [(name, fn)], printing KTAP; 1 if any failed.
+    A test fails by raising, usually an AssertionError."""
+    print("KTAP version 1")
+    print(f"1..{len(tests)}", flush=True)
+    failed = 0
+    for i, (name, fn) in enumerate(tests, 1):
+        try:
+            fn()
+            print(f"ok {i} {name}", flush=True)
+        except Exception as e:  # a failed assertion, a lab error, missing output
+            failed += 1
+            for line in f"{type(e).__name__}: {e}".splitlines():
+                print(f"# {line}")
+            print(f"not ok {i} {name}", flush=True)
+    return 1 if failed else 0

@@ -10,6 +10,10 @@ import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, TOP)
+
+from lablib import ktap  # noqa: E402
+
 OUT = os.path.join(TOP, "build/demo-smoke")
 
 proc = subprocess.run([sys.executable, os.path.join(TOP, "demo/demo.py"), "--runs", "1",
@@ -66,15 +70,4 @@ def _():
     assert width >= 800 and height >= 5 * 200, (width, height)
 
 
-print("KTAP version 1")
-print(f"1..{len(tests)}")
-failed = 0
-for i, (name, fn) in enumerate(tests, 1):
-    try:
-        fn()
-        print(f"ok {i} {name}")
-    except Exception as e:  # an assertion, or missing output
-        failed += 1
-        print(f"# {type(e).__name__}: {e}")
-        print(f"not ok {i} {name}")
-sys.exit(1 if failed else 0)
+sys.exit(ktap.run_tests(tests))

@@ -10,7 +10,7 @@ import sys
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, TOP)
 
-from lablib import guest  # noqa: E402
+from lablib import guest, ktap  # noqa: E402
 
 KERNEL = os.environ.get("LAB_KERNEL", "lab")
 TOPOLOGY = os.path.join(TOP, "tests/lab/topology.sh")
@@ -101,20 +101,8 @@ def test_bad_topology_is_refused():
 
 
 def main():
-    tests = [(n, f) for n, f in globals().items() if n.startswith("test_")]
-    print("KTAP version 1")
-    print(f"1..{len(tests)}")
-    failed = 0
-    for i, (name, fn) in enumerate(tests, 1):
-        try:
-            fn()
-            print(f"ok {i} {name[5:]}", flush=True)
-        except Exception as e:  # a failed assertion or a lab error
-            failed += 1
-            for line in f"{type(e).__name__}: {e}".splitlines():
-                print(f"# {line}")
-            print(f"not ok {i} {name[5:]}", flush=True)
-    return 1 if failed else 0
+    return ktap.run_tests([(n[5:], f) for n, f in globals().items()
+                           if n.startswith("test_")])
 
 
 if __name__ == "__main__":
