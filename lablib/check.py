@@ -30,6 +30,11 @@ SUITES = {
     "snapshot": ("the ftrace snapshot file against the 3.9 seed's table",
                  [LAB, "run", "--tcg", "single", "--kernel", "{kernel}", "--",
                   "tests/snapshot/seed.sh"]),
+    "trace-cmd": ("Debian's trace-cmd snapshot -s, -r, -c, -f and display",
+                  [LAB, "run", "--kernel", "{kernel}", "--", "tests/snapshot/trace-cmd.sh"]),
+    "ftracetest": ("the tree's ftracetest cases for snapshots and snapshot triggers",
+                   [LAB, "run", "--tcg", "single", "--timeout", "900", "--kernel", "{kernel}",
+                    "--", "tests/snapshot/ftracetest.sh"]),
     "demo": ("a smoke run of make demo: numbers, results.json, placement.png",
              [sys.executable, "tests/demo/smoke.py"]),
 }

@@ -4,7 +4,7 @@ set -eu
 
 pkgs="linux-source-6.12 build-essential flex bison bc libelf-dev libssl-dev
       python3 git xz-utils cpio rsync ccache qemu-system-x86 busybox-static
-      iproute2 dbench trace-cmd linux-perf gnuplot-nox python3-ply python3-git"
+      iproute2 dbench trace-cmd linux-perf gnuplot-nox python3-ply python3-git iputils-ping"
 
 missing=
 for p in $pkgs; do
