@@ -1,6 +1,6 @@
 # The lab's entry points.  `make help` lists them.
 .PHONY: help deps tree apply export stock kernel-lab kernel-stock kernels \
-	selftests check checkpatch demo clean distclean
+	selftests check checkpatch ftracetest demo clean distclean
 
 SHELL := /bin/sh
 TREE := build/linux
@@ -10,6 +10,7 @@ help:
 	@echo "make demo          build, boot and run the main demo"
 	@echo "make check         build and run every test suite in the guest"
 	@echo "make kernels       build the lab (base + patches/) and stock kernels"
+	@echo "make ftracetest    the whole ftracetest suite on lab and stock, compared"
 	@echo "make apply         re-apply patches/ onto a fresh base in $(TREE)"
 	@echo "make export        write $(TREE) base..HEAD back into patches/"
 	@echo "./lab run -- CMD   run CMD in the lab kernel (./lab --help)"
@@ -58,3 +59,6 @@ distclean:
 
 checkpatch: tree
 	@tests/series/checkpatch.sh
+
+ftracetest: kernels
+	@scripts/ftracetest-compare.py

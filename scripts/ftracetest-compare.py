@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""make ftracetest: the whole ftracetest suite of the lab tree on the lab and
+the stock kernel (10x2 guest, single-threaded TCG), then every case that
+passes on stock and not on lab.  Exit 1 if there is any such case."""
+
+import io
+import os
+import re
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TOP)
+
+from lablib import guest  # noqa: E402
+
+CMD = ["sh", "-c", "cd build/linux/tools/testing/selftests/ftrace && "
+       "./ftracetest -K -l /tmp/ftracetest-logs"]
+RESULT = re.compile(r"^(ok|not ok) \d+ (.*?)(?: # (\w+).*)?$")
+os.makedirs(os.path.join(TOP, "build/ftracetest"), exist_ok=True)
+results = {}
+for kernel in ("stock", "lab"):
+    print(f"ftracetest: the whole suite on the {kernel} kernel (single-threaded TCG)", flush=True)
+    out = io.BytesIO()
+    res = guest.run(CMD, kernel=kernel, tcg="single", timeout=5400, stdout=out,
+                    stderr=io.BytesIO())
+    text = out.getvalue().decode(errors="replace")
+    with open(os.path.join(TOP, f"build/ftracetest/{kernel}.log"), "w") as f:
+        f.write(text)
+    if res.kind != "exit":
+        sys.exit(f"ftracetest: the {kernel} guest failed ({res.kind}):\n{res.console_tail()}")
+    cases = {}
+    for line in text.splitlines():
+        m = RESULT.match(line)
+        if m:
+            cases[m.group(2)] = "pass" if m.group(1) == "ok" and not m.group(3) else \
+                (m.group(3) or "FAIL").lower()
+    results[kernel] = cases
+    counts = {}
+    for v in cases.values():
+        counts[v] = counts.get(v, 0) + 1
+    print(f"ftracetest: {kernel}: {len(cases)} cases, {counts}", flush=True)
+
+worse = sorted(c for c, v in results["stock"].items()
+               if v == "pass" and results["lab"].get(c) != "pass")
+for c in worse:
+    print(f"ftracetest: passes on stock, not on lab: {c} ({results['lab'].get(c, 'missing')})")
+print(f"ftracetest: {len(worse)} case(s) pass on stock and not on lab; logs in build/ftracetest/")
+sys.exit(1 if worse else 0)
