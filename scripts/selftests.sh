@@ -12,3 +12,8 @@ build() { # name source
 	fi
 }
 build sis_test sched/sis_test.c
+# Project tests that use the tree's kselftest harness.
+if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ]; then
+	echo "selftests: building snapshot_history"
+	gcc -O2 -Wall -I"$src" -o "$out/snapshot_history" "$top/tests/snapshot/history.c"
+fi
