@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test) for the snapshot series.
+
+1. Time to take one snapshot (a write of "1" to "snapshot", timed in the
+   guest) with 1 MB and 64 MB per CPU, at depth 1 and depth 8, on the lab
+   kernel; depth 1 on stock as well. The live buffer is filled first.
+   Goal: 64 MB / 1 MB <= 1.2 at each depth.
+2. trace_marker write rate, lab against stock, booted alternately
+   (lab, stock, stock, lab): what the snapshot hooks cost a tracing hot
+   path.
+
+The guest has 2 CPUs and 3 GB: 64 MB per CPU at depth 8 is ten buffers
+(live, 8 snapshots, spare) per CPU. Everything runs under TCG.
+
+Usage: bench/snapshot.py [TAKES] [MARKER_RUNS_PER_BOOT] [MARKERS]
+"""
+
+import io
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, TOP)
+
+from lablib import guest  # noqa: E402
+
+takes = int(sys.argv[1]) if len(sys.argv) > 1 else 15
+mruns = int(sys.argv[2]) if len(sys.argv) > 2 else 5
+markers = int(sys.argv[3]) if len(sys.argv) > 3 else 100000
+out_dir = os.path.join(TOP, "build/bench")
+os.makedirs(out_dir, exist_ok=True)
+binary = os.path.join(out_dir, "snapshot_bench")
+subprocess.run(["gcc", "-O2", "-Wall", "-o", binary,
+                os.path.join(TOP, "bench/snapshot_bench.c")], check=True)
+rel = os.path.relpath(binary, TOP)
+
+
+def boot(kernel, script, what):
+    print(f"# booting {kernel}: {what}", flush=True)
+    out = io.BytesIO()
+    res = guest.run(["sh", "-c", script], kernel=kernel, smp=2, mem="3G",
+                    stdout=out, stderr=io.BytesIO(), timeout=1800, tcg="single")
+    if res.status != 0:
+        sys.exit(f"{kernel} guest failed ({res.kind}, {res.status}):\n{res.console_tail()}")
+    return out.getvalue().decode()
+
+
+def stats(v):
+    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
+
+
+cases = [("lab", 1024, 1), ("lab", 65536, 1), ("lab", 1024, 8), ("lab", 65536, 8),
+         ("stock", 1024, 1), ("stock", 65536, 1)]
+take = {}
+for kernel in ("lab", "stock"):
+    mine = [c for c in cases if c[0] == kernel]
+    script = "; ".join(f"echo case {kb} {d}; {rel} take {kb} {d} {takes}"
+                       for _, kb, d in mine)
+    text = boot(kernel, script, f"{len(mine)} snapshot cases x {takes}")
+    for block in text.split("case ")[1:]:
+        kb, d = (int(x) for x in block.split()[:2])
+        us = [float(x) for x in re.findall(r"take_us ([\d.]+)", block)]
+        take[f"{kernel} {kb // 1024}MB depth{d}"] = stats(us)
+
+rate = {"lab": [], "stock": []}
+for kernel in ("lab", "stock", "stock", "lab"):
+    script = "; ".join([f"{rel} marker {markers}"] * mruns)
+    text = boot(kernel, script, f"{mruns} x {markers} trace_marker writes")
+    rate[kernel] += [float(x) for x in re.findall(r"marker_per_s ([\d.]+)", text)]
+
+print("\nTime to take one snapshot (write of 1 to snapshot, 2 CPUs, TCG):")
+for name, s in take.items():
+    print(f"  {name:22} median {s['median']:9.1f} us   range {s['min']:.1f}-{s['max']:.1f}   n={s['n']}")
+ratios = {}
+for kernel, d in (("lab", 1), ("lab", 8), ("stock", 1)):
+    small, big = take[f"{kernel} 1MB depth{d}"], take[f"{kernel} 64MB depth{d}"]
+    ratios[f"{kernel} depth{d}"] = big["median"] / small["median"]
+    print(f"  {kernel} depth {d}: 64 MB / 1 MB = {ratios[f'{kernel} depth{d}']:.2f} (goal <= 1.2)")
+rs = {k: stats(v) for k, v in rate.items()}
+marker_ratio = rs["lab"]["median"] / rs["stock"]["median"]
+print("\ntrace_marker writes per second (64-byte lines, TCG):")
+for k, s in rs.items():
+    print(f"  {k:6} median {s['median']:9.0f}   range {s['min']:.0f}-{s['max']:.0f}   n={s['n']}")
+print(f"  lab / stock = {marker_ratio:.3f}")
+with open(os.path.join(out_dir, "snapshot.json"), "w") as f:
+    json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "tcg": True, "smp": 2,
+               "take_us": take, "size_ratios": ratios, "marker_per_s": rs,
+               "marker_ratio_lab_to_stock": marker_ratio}, f, indent=1)
+print(f"\nwritten: {os.path.relpath(os.path.join(out_dir, 'snapshot.json'), TOP)}")
