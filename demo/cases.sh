@@ -21,6 +21,12 @@ say() { echo "demo[$kernel]: $*" >&2; }
 
 # Trace the pair's context switches; the snapshot at the end of a run
 # keeps its last moments while tracing goes on.
+# tbench needs alarm(): without CONFIG_POSIX_TIMERS it hangs silently.
+if [ -r /proc/config.gz ] && ! zcat /proc/config.gz | grep -q '^CONFIG_POSIX_TIMERS=y'; then
+	say "this kernel lacks CONFIG_POSIX_TIMERS: alarm() is ENOSYS and tbench would hang; add it to config/lab.config"
+	exit 1
+fi
+
 echo 0 > $T/tracing_on
 echo 2048 > $T/buffer_size_kb
 echo 'next_comm ~ "tbench*" || prev_comm ~ "tbench*"' > $T/events/sched/sched_switch/filter
