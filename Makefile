@@ -61,4 +61,4 @@ checkpatch: tree
 	@tests/series/checkpatch.sh
 
 ftracetest: kernels
-	@scripts/ftracetest-compare.py
+	@scripts/ftracetest-compare.py $(if $(FRESH),--fresh)
