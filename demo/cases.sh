@@ -14,7 +14,7 @@ POLICY=/sys/kernel/debug/sched/sis_policy
 STATS=/sys/kernel/debug/sched/sis_stats
 raw=$LAB_OUT/raw
 mkdir -p "$raw"
-total=$((runs * $#)) done=0
+total=$((runs * $#)) done=0 start=$(date +%s)
 loops=$((duration * 1000))
 
 say() { echo "demo[$kernel]: $*" >&2; }
@@ -82,7 +82,11 @@ fail=0
 for r in $(seq "$runs"); do
 	for c in "$@"; do
 		done=$((done + 1))
-		left=$(( (total - done + 1) * (duration + 4) ))
+		# A guess before the first case ends; then what cases really took.
+		now=$(date +%s)
+		per=$((duration * 3))
+		[ "$done" -gt 1 ] && per=$(( (now - start) / (done - 1) ))
+		left=$(( (total - done + 1) * per ))
 		say "run $r/$runs, case $c ($done/$total, about ${left}s left)"
 		run_case "$c" "$r" || { say "case $c run $r produced no tbench throughput"; fail=1; }
 	done
