@@ -153,8 +153,16 @@ static void fork_one(void)
 	waitpid(pid, NULL, 0);
 }
 
+/* A hist trigger whose .snapshot() action fires on each fork of ours. */
+static char hist_trigger[160];
+
 static void reset(void)
 {
+	if (hist_trigger[0]) {
+		hist_trigger[0] = '!';
+		wr(T "events/sched/sched_process_fork/trigger", hist_trigger);
+		hist_trigger[0] = '\0';
+	}
 	wr(T "events/sched/sched_process_fork/trigger", "!snapshot");
 	wr(T "set_ftrace_filter", "");
 	wr(T "current_tracer", "nop");
@@ -284,6 +292,34 @@ TEST_F(snap, a_counted_trigger_fills_the_history)
 	ASSERT_STREQ("F1", tags(T "snapshots/4", "F"));
 	ASSERT_STREQ("F6 F7", tags(T "trace", "F"));
 	ASSERT_TRUE(has(T "snapshot", " by trigger on CPU "));
+}
+
+TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
+{
+	int i;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	/* Allocate first: a conditional snapshot makes the file EBUSY. */
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	snprintf(hist_trigger, sizeof(hist_trigger),
+		 " hist:keys=parent_pid:c=child_pid:onchange($c).snapshot() if parent_pid == %d",
+		 getpid());
+	if (wr(T "events/sched/sched_process_fork/trigger", hist_trigger + 1)) {
+		hist_trigger[0] = '\0';
+		SKIP(return, "no hist triggers");
+	}
+	for (i = 1; i <= 3; i++) {
+		char tag[8];
+
+		usleep(300 * 1000);
+		snprintf(tag, sizeof(tag), "G%d", i);
+		mark(tag);
+		fork_one();
+	}
+	ASSERT_STREQ("G3", tags(T "snapshot", "G"));
+	ASSERT_STREQ("G2", tags(T "snapshots/1", "G"));
+	ASSERT_STREQ("G1", tags(T "snapshots/2", "G"));
+	ASSERT_TRUE(has(T "snapshots/1", " by trigger on CPU "));
 }
 
 TEST_F(snap, a_function_probe_rotates_the_history)
