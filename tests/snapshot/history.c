@@ -156,6 +156,25 @@ static void fork_one(void)
 /* A hist trigger whose .snapshot() action fires on each fork of ours. */
 static char hist_trigger[160];
 
+/*
+ * Marker <prefix>1, a fork, marker <prefix>2, a fork, ... so that each
+ * snapshot a fork trigger takes holds its own marker. Each step first lets
+ * the history's spare be cleared: a trigger that fires while it is not
+ * skips its snapshot.
+ */
+static void fork_tagged(const char *prefix, int n)
+{
+	char tag[16];
+	int i;
+
+	for (i = 1; i <= n; i++) {
+		usleep(300 * 1000);
+		snprintf(tag, sizeof(tag), "%s%d", prefix, i);
+		mark(tag);
+		fork_one();
+	}
+}
+
 static void reset(void)
 {
 	if (hist_trigger[0]) {
@@ -267,24 +286,12 @@ TEST_F(snap, the_next_snapshot_drops_the_oldest)
 TEST_F(snap, a_counted_trigger_fills_the_history)
 {
 	char trig[64];
-	int i;
 
 	ASSERT_EQ(0, wr(T "snapshot_depth", "5"));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	snprintf(trig, sizeof(trig), "snapshot:5 if parent_pid == %d", getpid());
 	ASSERT_EQ(0, wr(T "events/sched/sched_process_fork/trigger", trig));
-	for (i = 1; i <= 7; i++) {
-		char tag[8];
-
-		/*
-		 * Let the spare be cleared first: a trigger that fires
-		 * while it is not skips its snapshot.
-		 */
-		usleep(300 * 1000);
-		snprintf(tag, sizeof(tag), "F%d", i);
-		mark(tag);
-		fork_one();
-	}
+	fork_tagged("F", 7);
 	ASSERT_STREQ("F5", tags(T "snapshot", "F"));
 	ASSERT_STREQ("F4", tags(T "snapshots/1", "F"));
 	ASSERT_STREQ("F3", tags(T "snapshots/2", "F"));
@@ -296,8 +303,6 @@ TEST_F(snap, a_counted_trigger_fills_the_history)
 
 TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
 {
-	int i;
-
 	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
 	/* Allocate first: a conditional snapshot makes the file EBUSY. */
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
@@ -308,14 +313,7 @@ TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
 		hist_trigger[0] = '\0';
 		SKIP(return, "no hist triggers");
 	}
-	for (i = 1; i <= 3; i++) {
-		char tag[8];
-
-		usleep(300 * 1000);
-		snprintf(tag, sizeof(tag), "G%d", i);
-		mark(tag);
-		fork_one();
-	}
+	fork_tagged("G", 3);
 	ASSERT_STREQ("G3", tags(T "snapshot", "G"));
 	ASSERT_STREQ("G2", tags(T "snapshots/1", "G"));
 	ASSERT_STREQ("G1", tags(T "snapshots/2", "G"));
