@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -69,6 +70,17 @@ static int count(const char *path, const char *needle)
 	for (p = buf; (p = strstr(p, needle)); p += strlen(needle))
 		n++;
 	return n;
+}
+
+/* N in the "# snapshot: #N" header of @path, or -1. */
+static long snap_no(const char *path)
+{
+	long n;
+	char *p;
+
+	if (rd(path) < 0 || !(p = strstr(buf, "# snapshot: #")))
+		return -1;
+	return sscanf(p, "# snapshot: #%ld", &n) == 1 ? n : -1;
 }
 
 static int exists(const char *path)
@@ -183,6 +195,7 @@ static void reset(void)
 		hist_trigger[0] = '\0';
 	}
 	wr(T "events/sched/sched_process_fork/trigger", "!snapshot");
+	wr(T "events/ftrace/print/trigger", "!snapshot");
 	wr(T "set_ftrace_filter", "");
 	wr(T "current_tracer", "nop");
 	wr(T "snapshot", "0");
@@ -299,6 +312,75 @@ TEST_F(snap, a_counted_trigger_fills_the_history)
 	ASSERT_STREQ("F1", tags(T "snapshots/4", "F"));
 	ASSERT_STREQ("F6 F7", tags(T "trace", "F"));
 	ASSERT_TRUE(has(T "snapshot", " by trigger on CPU "));
+}
+
+/*
+ * Calls @fire in a tight loop, for 20 s at most, until @path (a trigger or
+ * set_ftrace_filter) says its counted snapshot command has run out.
+ */
+static int fire_until_count_0(void (*fire)(void), const char *path)
+{
+	time_t end = time(NULL) + 20;
+	int i;
+
+	while (time(NULL) < end) {
+		for (i = 0; i < 100; i++)
+			fire();
+		if (has(path, "snapshot:count=0"))
+			return 1;
+	}
+	return 0;
+}
+
+static void mark_hot(void)
+{
+	mark("hot");
+}
+
+static void call_getppid(void)
+{
+	getppid();
+}
+
+/*
+ * A trigger firing this often finds the spare not cleared yet almost every
+ * time, and skips.  The skipped snapshots must not use up "snapshot:3": it
+ * takes three, and the history holds them.
+ */
+TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_trigger_count)
+{
+	long n0;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
+	ASSERT_EQ(0, wr(T "events/ftrace/print/trigger", "snapshot:3"));
+	ASSERT_TRUE(fire_until_count_0(mark_hot, T "events/ftrace/print/trigger"));
+	ASSERT_TRUE(has(T "snapshot", "# snapshots skipped: "))
+		TH_LOG("nothing was skipped: the case did not happen");
+	EXPECT_EQ(n0 + 3, snap_no(T "snapshot"));
+	EXPECT_EQ(n0 + 2, snap_no(T "snapshots/1"));
+	EXPECT_EQ(n0 + 1, snap_no(T "snapshots/2"));
+}
+
+TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_probe_count)
+{
+	const char *fn = probe_function();
+	char probe[64];
+	long n0;
+
+	if (!fn)
+		SKIP(return, "no traceable getppid");
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
+	snprintf(probe, sizeof(probe), "%s:snapshot:3", fn);
+	ASSERT_EQ(0, wr(T "set_ftrace_filter", probe));
+	ASSERT_TRUE(fire_until_count_0(call_getppid, T "set_ftrace_filter"));
+	ASSERT_TRUE(has(T "snapshot", "# snapshots skipped: "))
+		TH_LOG("nothing was skipped: the case did not happen");
+	EXPECT_EQ(n0 + 3, snap_no(T "snapshot"));
+	EXPECT_EQ(n0 + 1, snap_no(T "snapshots/2"));
 }
 
 TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
