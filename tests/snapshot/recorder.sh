@@ -20,12 +20,13 @@ start_recorder() {
 	pid=$!
 	wait_log 'armed on ' || echo "# the recorder did not arm in 60 s"
 }
-# wait_log pattern: until the recorder's log has a line matching it (60 s)
+# wait_log pattern: until the recorder's log has a line matching it (60 s
+# at most), or the recorder has exited
 wait_log() {
 	i=0
 	while ! grep -q "$1" $log; do
 		i=$((i + 1))
-		[ $i -le 600 ] || return 1
+		[ $i -le 600 ] && kill -0 $pid 2>/dev/null || return 1
 		sleep 0.1
 	done
 }
