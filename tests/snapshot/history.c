@@ -168,22 +168,46 @@ static void fork_one(void)
 /* A hist trigger whose .snapshot() action fires on each fork of ours. */
 static char hist_trigger[160];
 
+/* The "# snapshots skipped: N" count of the history, 0 if none. */
+static long skipped(void)
+{
+	long n = 0;
+	char *p;
+
+	if (rd(T "snapshot") >= 0 && (p = strstr(buf, "# snapshots skipped: ")))
+		sscanf(p, "# snapshots skipped: %ld", &n);
+	return n;
+}
+
+static void call_getppid(void)
+{
+	getppid();
+}
+
 /*
- * Marker <prefix>1, a fork, marker <prefix>2, a fork, ... so that each
- * snapshot a fork trigger takes holds its own marker. Each step first lets
- * the history's spare be cleared: a trigger that fires while it is not
- * skips its snapshot.
+ * Marker <prefix>1, @fire, marker <prefix>2, @fire, ... so that each
+ * snapshot a trigger or probe on @fire takes holds its own marker.  A
+ * trigger that fires before the history's spare is cleared (an RCU grace
+ * period) skips its snapshot, so each step first waits 300 ms, and fires
+ * again while the skipped count says it was skipped (10 times at most).
  */
-static void fork_tagged(const char *prefix, int n)
+static void fire_tagged(void (*fire)(void), const char *prefix, int n)
 {
 	char tag[16];
-	int i;
+	int i, try;
+	long s0;
 
 	for (i = 1; i <= n; i++) {
 		usleep(300 * 1000);
 		snprintf(tag, sizeof(tag), "%s%d", prefix, i);
 		mark(tag);
-		fork_one();
+		for (try = 0; try < 10; try++) {
+			s0 = skipped();
+			fire();
+			if (skipped() == s0)
+				break;
+			usleep(300 * 1000);
+		}
 	}
 }
 
@@ -304,7 +328,7 @@ TEST_F(snap, a_counted_trigger_fills_the_history)
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	snprintf(trig, sizeof(trig), "snapshot:5 if parent_pid == %d", getpid());
 	ASSERT_EQ(0, wr(T "events/sched/sched_process_fork/trigger", trig));
-	fork_tagged("F", 7);
+	fire_tagged(fork_one, "F", 7);
 	ASSERT_STREQ("F5", tags(T "snapshot", "F"));
 	ASSERT_STREQ("F4", tags(T "snapshots/1", "F"));
 	ASSERT_STREQ("F3", tags(T "snapshots/2", "F"));
@@ -335,11 +359,6 @@ static int fire_until_count_0(void (*fire)(void), const char *path)
 static void mark_hot(void)
 {
 	mark("hot");
-}
-
-static void call_getppid(void)
-{
-	getppid();
 }
 
 /*
@@ -395,7 +414,7 @@ TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
 		hist_trigger[0] = '\0';
 		SKIP(return, "no hist triggers");
 	}
-	fork_tagged("G", 3);
+	fire_tagged(fork_one, "G", 3);
 	ASSERT_STREQ("G3", tags(T "snapshot", "G"));
 	ASSERT_STREQ("G2", tags(T "snapshots/1", "G"));
 	ASSERT_STREQ("G1", tags(T "snapshots/2", "G"));
@@ -413,12 +432,7 @@ TEST_F(snap, a_function_probe_rotates_the_history)
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	snprintf(probe, sizeof(probe), "%s:snapshot", fn);
 	ASSERT_EQ(0, wr(T "set_ftrace_filter", probe));
-	usleep(300 * 1000);
-	mark("P1");
-	getppid();
-	usleep(300 * 1000);
-	mark("P2");
-	getppid();
+	fire_tagged(call_getppid, "P", 2);
 	ASSERT_STREQ("P2", tags(T "snapshot", "P"));
 	ASSERT_STREQ("P1", tags(T "snapshots/1", "P"));
 	ASSERT_TRUE(has(T "snapshot", " by function on CPU "));
