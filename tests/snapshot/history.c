@@ -362,19 +362,21 @@ static void mark_hot(void)
 }
 
 /*
- * A trigger firing this often finds the spare not cleared yet almost every
+ * A trigger or probe @cmd on @path, fired this often by @fire, finds the spare not cleared yet almost every
  * time, and skips.  The skipped snapshots must not use up "snapshot:3": it
  * takes three, and the history holds them.
  */
-TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_trigger_count)
+static void check_count_fills_history(struct __test_metadata *_metadata,
+				      const char *path, const char *cmd,
+				      void (*fire)(void))
 {
 	long n0;
 
 	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
-	ASSERT_EQ(0, wr(T "events/ftrace/print/trigger", "snapshot:3"));
-	ASSERT_TRUE(fire_until_count_0(mark_hot, T "events/ftrace/print/trigger"));
+	ASSERT_EQ(0, wr(path, cmd));
+	ASSERT_TRUE(fire_until_count_0(fire, path));
 	ASSERT_TRUE(has(T "snapshot", "# snapshots skipped: "))
 		TH_LOG("nothing was skipped: the case did not happen");
 	EXPECT_EQ(n0 + 3, snap_no(T "snapshot"));
@@ -382,24 +384,22 @@ TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_trigger_count)
 	EXPECT_EQ(n0 + 1, snap_no(T "snapshots/2"));
 }
 
+TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_trigger_count)
+{
+	check_count_fills_history(_metadata, T "events/ftrace/print/trigger",
+				  "snapshot:3", mark_hot);
+}
+
 TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_probe_count)
 {
 	const char *fn = probe_function();
 	char probe[64];
-	long n0;
 
 	if (!fn)
 		SKIP(return, "no traceable getppid");
-	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
-	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
 	snprintf(probe, sizeof(probe), "%s:snapshot:3", fn);
-	ASSERT_EQ(0, wr(T "set_ftrace_filter", probe));
-	ASSERT_TRUE(fire_until_count_0(call_getppid, T "set_ftrace_filter"));
-	ASSERT_TRUE(has(T "snapshot", "# snapshots skipped: "))
-		TH_LOG("nothing was skipped: the case did not happen");
-	EXPECT_EQ(n0 + 3, snap_no(T "snapshot"));
-	EXPECT_EQ(n0 + 1, snap_no(T "snapshots/2"));
+	check_count_fills_history(_metadata, T "set_ftrace_filter", probe,
+				  call_getppid);
 }
 
 TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
