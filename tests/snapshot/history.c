@@ -362,9 +362,10 @@ static void mark_hot(void)
 }
 
 /*
- * A trigger or probe @cmd on @path, fired this often by @fire, finds the spare not cleared yet almost every
- * time, and skips.  The skipped snapshots must not use up "snapshot:3": it
- * takes three, and the history holds them.
+ * @cmd, a "snapshot:3" trigger or probe written to @path, fired in a tight
+ * loop by @fire, finds the spare not cleared yet almost every time, and
+ * skips.  The skipped snapshots must not use up its count: it takes three,
+ * and the history holds them.
  */
 static void check_count_fills_history(struct __test_metadata *_metadata,
 				      const char *path, const char *cmd,
