@@ -1,7 +1,8 @@
 #!/bin/sh
 # The kernel work trees, both git-ignored under build/:
 #   build/linux  Debian's linux-source-6.12, imported and tagged "base",
-#                with patches/series applied on top as commits (the lab kernel)
+#                with the topic series of patches/ (patches/series lists
+#                them: sched, tracing) applied on top as commits (the lab kernel)
 #   build/stock  a worktree of "base" (the stock kernel)
 #
 # Usage: scripts/tree.sh init|apply|export|stock|version
@@ -64,7 +65,7 @@ do_init() {
 ids_tree() { git_ log --reverse -p base..HEAD | git patch-id --stable | cut -d' ' -f1 | sort; }
 ids_files() {
 	[ -f "$patches/series" ] || return 0
-	(cd "$patches" && grep -v '^#' series | xargs -r cat) | git patch-id --stable | cut -d' ' -f1 | sort
+	(cd "$patches" && "$top/scripts/topics.py" list | xargs -r cat) | git patch-id --stable | cut -d' ' -f1 | sort
 }
 
 do_apply() {
@@ -78,8 +79,9 @@ do_apply() {
 	git_ checkout -q -B lab base
 	[ -f "$patches/series" ] || { echo "tree: no patches/series, tree is at base"; return 0; }
 	n=0
-	for p in $(grep -v '^#' "$patches/series"); do
-		[ -f "$patches/$p" ] || die "patches/series names $p, which does not exist"
+	list=$("$top/scripts/topics.py" list) || die "patches/ is not a set of topic series"
+	for p in $list; do
+		[ -f "$patches/$p" ] || die "patches/${p%/*}/series names ${p##*/}, which does not exist"
 		if ! out=$(git_ am -q "$patches/$p" 2>&1); then
 			git_ am --abort >/dev/null 2>&1 || true
 			echo "$out" | grep -E '^(error|Patch failed|fatal)' >&2 || echo "$out" >&2
@@ -95,10 +97,7 @@ do_export() {
 	[ -z "$(git_ status --porcelain --untracked-files=no)" ] ||
 		die "build/linux has uncommitted changes; commit them first"
 	mkdir -p "$patches"
-	rm -f "$patches"/*.patch
-	git_ format-patch -q --no-signature --zero-commit -o "$patches" base..HEAD
-	(cd "$patches" && { echo "# Applied in order onto Debian linux-source-6.12 (tag base)."; ls -1 -- *.patch 2>/dev/null || true; } > series)
-	echo "tree: exported $(git_ rev-list --count base..HEAD) patches to patches/"
+	"$top/scripts/topics.py" export "$tree"
 }
 
 do_stock() {
