@@ -164,6 +164,46 @@ static int run_cmd(const char *run)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * Copy the kernel log into the run directory as "dmesg", every record
+ * whatever its level: the console shows only what passes loglevel=, and
+ * the host scans both for splats.
+ */
+static void save_kmsg(const char *run)
+{
+	char path[4096], rec[8192];
+	int in = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	FILE *out;
+	ssize_t n;
+
+	if (in < 0)
+		return;
+	snprintf(path, sizeof(path), "%s/dmesg", run);
+	out = fopen(path, "w");
+	if (!out) {
+		close(in);
+		return;
+	}
+	/* "prio,seq,usec,flags;text\n" then " KEY=value" lines per record. */
+	while ((n = read(in, rec, sizeof(rec) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		unsigned long long usec;
+		char *text, *nl;
+
+		if (n < 0)
+			continue;	/* records overwritten before we read them */
+		rec[n] = '\0';
+		text = strchr(rec, ';');
+		if (!text || sscanf(rec, "%*u,%*u,%llu", &usec) != 1)
+			continue;
+		nl = strchr(++text, '\n');
+		if (nl)
+			*nl = '\0';
+		fprintf(out, "[%5llu.%06llu] %s\n", usec / 1000000, usec % 1000000, text);
+	}
+	fclose(out);
+	close(in);
+}
+
 int main(void)
 {
 	static const char *const tmpfs[] = { "/tmp", "/run", "/var" };
@@ -204,6 +244,7 @@ int main(void)
 	sethostname("lab", 3);
 	loopback_up();
 	status = run_cmd(run);
+	save_kmsg(run);
 
 	snprintf(tmp, sizeof(tmp), "%s/status.tmp", run);
 	snprintf(path, sizeof(path), "%s/status", run);

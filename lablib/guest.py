@@ -22,20 +22,61 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXIT_USAGE = 2      # bad arguments; nothing was booted
 EXIT_PANIC = 121    # the guest kernel panicked or oopsed
 EXIT_TIMEOUT = 124  # the guest did not finish within --timeout (a hang)
+EXIT_WARN = 122     # the kernel warned: WARNING, KASAN, lockdep, stall, ...
 EXIT_QEMU = 125     # QEMU failed, or the guest died without an exit status
 
 KERNELS = {
     "lab": os.path.join(TOP, "build/linux/.out/arch/x86/boot/bzImage"),
     "stock": os.path.join(TOP, "build/stock/.out/arch/x86/boot/bzImage"),
+    "debug": os.path.join(TOP, "build/linux/.out-debug/arch/x86/boot/bzImage"),
 }
 
 # Boot-time shortcuts under TCG: a known loops_per_jiffy skips the delay
 # loop calibration; a reliable TSC skips the clocksource watchdog.
 FAST_BOOT = "lpj=10000000 tsc=reliable"
 
-CRASH_PATTERNS = re.compile(
-    r"Kernel panic|BUG: |Oops: |general protection fault|"
-    r"kernel BUG at|Unable to handle kernel")
+# Kernel splats, by the line that opens them.  The first one in the log
+# decides the exit status: a crash (121) or a warning (122).  With
+# panic_on_warn a WARNING ends in "Kernel panic", but it is the WARNING that
+# comes first.  Order matters: the first pattern that matches a line names it.
+SPLATS = [
+    ("crash", "panic", r"Kernel panic - not syncing"),
+    ("crash", "oops", r"Oops: |BUG: unable to handle|BUG: kernel NULL pointer|"
+                      r"general protection fault|kernel BUG at|Unable to handle kernel"),
+    ("warn", "KASAN", r"BUG: KASAN: |KASAN: .*(out-of-bounds|use-after-free|double-free|invalid-free)"),
+    ("warn", "UBSAN", r"UBSAN: "),
+    ("warn", "lockdep", r"WARNING: (possible circular locking dependency|inconsistent lock state|"
+                        r"possible recursive locking|suspicious RCU usage|bad unlock balance|"
+                        r"held lock freed|lock held when returning|possible irq lock inversion|"
+                        r".*lock.* detected)|BUG: (lock held|held lock|looking up invalid subclass)"),
+    ("warn", "RCU stall", r"rcu: INFO: \S+ (self-)?detected stalls?|"
+                          r"INFO: rcu_\S+ (self-)?detected stall"),
+    ("warn", "hung task", r"INFO: task \S+ blocked for more than \d+ seconds"),
+    ("warn", "soft lockup", r"BUG: soft lockup|watchdog: BUG: soft lockup"),
+    ("warn", "hard lockup", r"Watchdog detected hard LOCKUP"),
+    ("warn", "WARNING", r"^WARNING: "),
+    ("warn", "BUG", r"^BUG: |Bad page (state|map)"),
+    ("warn", "list corruption", r"list_(add|del) corruption"),
+]
+_SPLAT_RE = [(sev, name, re.compile(rx)) for sev, name, rx in SPLATS]
+_STAMP = re.compile(r"^\[\s*\d+\.\d+\]\s*")
+
+
+def find_splat(text):
+    """The first splat in a kernel log: (severity, name, index of its
+    line, its line) or None.  severity is "crash" or "warn"."""
+    for i, line in enumerate(text.splitlines()):
+        body = _STAMP.sub("", line)
+        for sev, name, rx in _SPLAT_RE:
+            if rx.search(body):
+                return sev, name, i, line
+    return None
+
+
+def splat_excerpt(text, index, before=2, after=40):
+    """The splat's lines: a little context, then the report itself."""
+    lines = text.splitlines()
+    return "\n".join(lines[max(0, index - before):index + after])
 
 
 class LabError(Exception):
@@ -61,7 +102,7 @@ def resolve_kernel(kernel):
             raise LabError(f"no {kernel} kernel at {os.path.relpath(path)}: "
                            f"run 'make kernel-{kernel}'")
         raise LabError(f"--kernel {kernel}: no such file; "
-                       "use lab, stock or the path of a bzImage")
+                       "use lab, stock, debug or the path of a bzImage")
     return path
 
 
@@ -80,14 +121,51 @@ def build_init():
 
 
 class Result:
-    def __init__(self, status, kind, rundir, console):
+    def __init__(self, status, kind, rundir, console, splat=None):
         self.status = status    # what `lab run` exits with
-        self.kind = kind        # "exit", "panic", "timeout" or "qemu"
+        self.kind = kind        # "exit", "panic", "warn", "timeout" or "qemu"
         self.rundir = rundir
-        self.console = console  # the guest's console log, as text
+        self.console = console  # the guest's console log, then its dmesg
+        self.splat = splat      # (name, excerpt) of the first splat, or None
 
     def console_tail(self, lines=25):
         return "\n".join(self.console.rstrip("\n").split("\n")[-lines:])
+
+
+class _SplatWatch(threading.Thread):
+    """Stop the guest soon after the console shows a splat: let the report
+    finish printing (the console quiet for `quiet` seconds, `most` at the
+    outside), then kill QEMU.  A WARNING stops sooner by itself
+    (panic_on_warn); this covers lockdep, KASAN, stalls and hung tasks,
+    which only print."""
+
+    def __init__(self, console, proc, quiet=2.0, most=15.0):
+        super().__init__(daemon=True)
+        self.console, self.proc = console, proc
+        self.quiet, self.most = quiet, most
+        self.done = threading.Event()
+
+    def run(self):
+        pos, buf, seen_at, last_growth = 0, "", None, time.time()
+        while not self.done.wait(0.5) and self.proc.poll() is None:
+            try:
+                with open(self.console, errors="replace") as f:
+                    f.seek(pos)
+                    data = f.read()
+            except OSError:
+                continue
+            now = time.time()
+            if data:
+                pos += len(data.encode(errors="replace"))
+                last_growth = now
+                if seen_at is None:
+                    buf = (buf + data)[-65536:]
+                    if find_splat(buf):
+                        seen_at = now
+            if seen_at is not None and (now - last_growth >= self.quiet or
+                                        now - seen_at >= self.most):
+                self.proc.kill()
+                return
 
 
 def _relay(fd, sink):
@@ -131,7 +209,9 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     console = os.path.join(rundir, "console.log")
 
     cmdline = " ".join([
-        "console=ttyS0", "loglevel=4", "panic=-1", "oops=panic",
+        # loglevel=5 shows KERN_WARNING and up (a WARN splat); panic_on_warn
+        # stops the run on the first WARN; the rest of the log is in dmesg.
+        "console=ttyS0", "loglevel=5", "panic=-1", "oops=panic", "panic_on_warn=1",
         "root=/dev/root", "rootfstype=9p",
         "rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose",
         "ro", f"init={build_init()}", f"labtop={TOP}", f"labrun={rundir}",
@@ -170,6 +250,8 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
               for a in ((out_r, stdout), (err_r, stderr))]
     for t in relays:
         t.start()
+    watch = _SplatWatch(console, proc)
+    watch.start()
     try:
         proc.wait(timeout=timeout)
         timed_out = False
@@ -181,6 +263,7 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         proc.kill()
         proc.wait()
         raise
+    watch.done.set()
     for t in relays:
         t.join(timeout=5)
     qlog.close()
@@ -189,9 +272,19 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     if os.path.exists(console):
         with open(console, errors="replace") as f:
             text = f.read()
+    dmesg = os.path.join(rundir, "dmesg")
+    if os.path.exists(dmesg):
+        with open(dmesg, errors="replace") as f:
+            kmsg = f.read()
+        # The console decides when it has the splat; dmesg adds lines below
+        # loglevel (and splats printed only there).
+        text += "\n--- dmesg (every level), saved by guest/init at exit ---\n" + kmsg
     status_file = os.path.join(rundir, "status")
-    if CRASH_PATTERNS.search(text):
-        res = Result(EXIT_PANIC, "panic", rundir, text)
+    splat = find_splat(text)
+    if splat:
+        sev, name, index, _ = splat
+        kind, status = ("panic", EXIT_PANIC) if sev == "crash" else ("warn", EXIT_WARN)
+        res = Result(status, kind, rundir, text, (name, splat_excerpt(text, index)))
     elif timed_out:
         res = Result(EXIT_TIMEOUT, "timeout", rundir, text)
     elif os.path.exists(status_file):

@@ -1,24 +1,27 @@
 #!/bin/sh
-# Configure and build one kernel: scripts/kernel.sh lab|stock
+# Configure and build one kernel: scripts/kernel.sh lab|stock|debug
 #   lab    from build/linux (base + patches/)
 #   stock  from build/stock (base)
-# Both use config/lab.config merged onto tinyconfig, ccache and a persistent
-# O= directory inside the source tree (build/linux/.out, build/stock/.out).
+#   debug  from build/linux, plus config/debug.config (lockdep, KASAN, ...)
+# All use config/lab.config merged onto tinyconfig, ccache and a persistent
+# O= directory inside the source tree (build/linux/.out, build/stock/.out,
+# build/linux/.out-debug).
 # Kbuild then names sources relative to O= (srctree is ".."), so the two
 # kernels share their ccache hits.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 name=${1:-}
+frags=$top/config/lab.config
 case "$name" in
-lab) src=$top/build/linux ;;
-stock) src=$top/build/stock ;;
-*) echo "usage: scripts/kernel.sh lab|stock" >&2; exit 2 ;;
+lab) src=$top/build/linux out=$top/build/linux/.out ;;
+stock) src=$top/build/stock out=$top/build/stock/.out ;;
+debug) src=$top/build/linux out=$top/build/linux/.out-debug
+	frags="$frags $top/config/debug.config" ;;
+*) echo "usage: scripts/kernel.sh lab|stock|debug" >&2; exit 2 ;;
 esac
 [ -f "$src/Makefile" ] || { echo "kernel: $src missing: run 'make tree'" >&2; exit 1; }
 
-out=$src/.out
-frag=$top/config/lab.config
 jobs=${JOBS:-$(nproc)}
 mkdir -p "$out"
 
@@ -29,13 +32,15 @@ export CCACHE_BASEDIR="$top/build" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_mac
 export LOCALVERSION="-$name"
 kmake() { make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" "$@"; }
 
-echo "kernel: configuring $name (tinyconfig + config/lab.config)"
+echo "kernel: configuring $name (tinyconfig +$(for f in $frags; do printf ' config/%s' "${f##*/}"; done))"
 kmake -s tinyconfig >/dev/null
-"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag" >/dev/null
+# shellcheck disable=SC2086
+"$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags >/dev/null
 kmake -s olddefconfig >/dev/null
 
 # merge_config.sh only warns about options Kconfig dropped; we fail.
-missing=$(grep -E '^(# )?CONFIG_[A-Z0-9_]+[= ]' "$frag" | while IFS= read -r want; do
+# shellcheck disable=SC2086
+missing=$(cat $frags | grep -E '^(# )?CONFIG_[A-Z0-9_]+[= ]' | while IFS= read -r want; do
 	opt=$(echo "$want" | sed -E 's/^(# )?(CONFIG_[A-Z0-9_]+).*/\2/')
 	have=$(grep -E "^(# )?$opt[= ]" "$out/.config" || echo "$opt absent")
 	case "$want" in
@@ -44,7 +49,7 @@ missing=$(grep -E '^(# )?CONFIG_[A-Z0-9_]+[= ]' "$frag" | while IFS= read -r wan
 	esac
 done)
 if [ -n "$missing" ]; then
-	echo "kernel: config/lab.config asks for options the final .config lacks:" >&2
+	echo "kernel: the config fragments ask for options the final .config lacks:" >&2
 	echo "$missing" >&2
 	exit 1
 fi
@@ -52,4 +57,12 @@ fi
 echo "kernel: building $name in ${out#$top/} ($jobs jobs, ccache)"
 start=$(date +%s)
 kmake -j"$jobs" bzImage
+if [ "$name" = debug ]; then
+	# The lab suite's splat module (lockdep reports LKDTM cannot provoke),
+	# built outside the repository.
+	mod=$top/build/splat-module
+	rm -rf "$mod" && mkdir -p "$mod" && cp "$top"/tests/lab/splat/* "$mod"/
+	kmake -s -j"$jobs" modules_prepare
+	kmake -s M="$mod" modules
+fi
 echo "kernel: $name built in $(( $(date +%s) - start ))s: $(cat "$out/include/config/kernel.release") ($(git -C "$src" describe --always --tags 2>/dev/null))"

@@ -17,3 +17,7 @@ if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$o
 	echo "selftests: building snapshot_history"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_history" "$top/tests/snapshot/history.c"
 fi
+if [ ! -x "$out/badinput_sched" ] || [ "$top/tests/badinput/sched.c" -nt "$out/badinput_sched" ]; then
+	echo "selftests: building badinput_sched"
+	gcc -O2 -Wall -I"$src" -o "$out/badinput_sched" "$top/tests/badinput/sched.c" -lpthread
+fi

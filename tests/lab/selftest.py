@@ -5,7 +5,9 @@ import io
 import os
 import re
 import secrets
+import subprocess
 import sys
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, TOP)
@@ -98,6 +100,99 @@ def test_bad_topology_is_refused():
         assert "CORESxTHREADS" in str(e)
         return
     raise AssertionError("--topology 0x2 was accepted")
+
+
+PROVOKE = "/sys/kernel/debug/provoke-crash/DIRECT"
+SPLAT_MODULE = os.path.join(TOP, "build/splat-module/lab_splat.ko")
+
+
+def provoke(cmd, kernel=KERNEL, timeout=240):
+    """Run cmd in a 2-CPU guest, then sleep: a run that stops on the splat
+    never prints "survived"."""
+    start = time.time()
+    res, out, err = run(["sh", "-c", f"{cmd}; sleep 100; echo survived"],
+                        kernel=kernel, smp=2, timeout=timeout)
+    return res, out, err, time.time() - start
+
+
+def check_splat(res, out, name, marker):
+    assert (res.kind, res.status) == ("warn", guest.EXIT_WARN), \
+        f"{res.kind} {res.status}, want warn {guest.EXIT_WARN}:\n{res.console_tail(15)}"
+    assert res.splat[0] == name, f"splat named {res.splat[0]}, want {name}"
+    assert marker in res.splat[1], f"{marker!r} not in the splat:\n{res.splat[1]}"
+    assert "survived" not in out, "the run went on after the splat"
+
+
+def test_lab_run_exits_122_on_a_warning_and_shows_it():
+    """LKDTM WARNING: ./lab run exits 122 at once with the splat on stderr."""
+    start = time.time()
+    p = subprocess.run([os.path.join(TOP, "lab"), "run", "--kernel", KERNEL, "--smp", "2",
+                        "--timeout", "200", "--", "sh", "-c",
+                        f"echo WARNING > {PROVOKE}; sleep 100; echo survived"],
+                       capture_output=True, text=True)
+    took = time.time() - start
+    assert p.returncode == guest.EXIT_WARN, f"exit {p.returncode}:\n{p.stderr[-2000:]}"
+    assert "the kernel warned (WARNING)" in p.stderr, p.stderr[-2000:]
+    assert re.search(r"WARNING: CPU: \d+ PID: \d+ at .*lkdtm", p.stderr), p.stderr[-2000:]
+    assert "survived" not in p.stdout
+    assert took < 100, f"the run took {took:.0f}s: it did not stop on the warning"
+
+
+def test_lkdtm_bug_is_a_crash():
+    res, out, _, _ = provoke(f"echo BUG > {PROVOKE}")
+    assert (res.kind, res.status) == ("panic", guest.EXIT_PANIC), (res.kind, res.status)
+    assert "kernel BUG at" in res.console and "survived" not in out
+
+
+def test_splats_are_classified():
+    """The patterns against real splat lines, and boot lines that must not
+    match (seen on the lab and debug kernels)."""
+    cases = [
+        ("[  5.1] WARNING: CPU: 1 PID: 80 at drivers/misc/lkdtm/bugs.c:97 lkdtm_WARNING", "WARNING"),
+        ("[  5.1] WARNING: possible circular locking dependency detected", "lockdep"),
+        ("[  5.1] WARNING: inconsistent lock state", "lockdep"),
+        ("[  5.1] WARNING: suspicious RCU usage", "lockdep"),
+        ("[  5.1] BUG: KASAN: slab-use-after-free in lkdtm_READ_AFTER_FREE+0x1/0x2", "KASAN"),
+        ("[  5.1] UBSAN: array-index-out-of-bounds in kernel/trace/trace.c:42:7", "UBSAN"),
+        ("[ 30.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:", "RCU stall"),
+        ("[ 30.1] rcu: INFO: rcu_preempt self-detected stall on CPU", "RCU stall"),
+        ("[ 30.1] INFO: task sh:81 blocked for more than 5 seconds.", "hung task"),
+        ("[ 30.1] watchdog: BUG: soft lockup - CPU#1 stuck for 26s! [sh:80]", "soft lockup"),
+        ("[  5.1] BUG: sleeping function called from invalid context at kernel/x.c:1", "BUG"),
+        ("[  5.1] list_add corruption. prev->next should be next", "list corruption"),
+        ("[  5.1] Oops: invalid opcode: 0000 [#1] PREEMPT SMP", "oops"),
+        ("[  5.1] Kernel panic - not syncing: sysrq triggered crash", "panic"),
+    ]
+    for line, name in cases:
+        got = guest.find_splat("[  0.0] booting\n" + line + "\n")
+        assert got and got[1] == name, f"{line!r}: {got and got[1]}, want {name}"
+    # panic_on_warn: the WARNING comes first and decides.
+    got = guest.find_splat(cases[0][0] + "\n[ 5.2] Kernel panic - not syncing: kernel: "
+                           "panic_on_warn set ...\n")
+    assert got[:2] == ("warn", "WARNING"), got
+    clean = ["[  0.0] kasan: KernelAddressSanitizer initialized (generic)",
+             "[  0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar",
+             "[  0.0] rcu: \tRCU CPU stall warnings timeout set to 100 (rcu_cpu_stall_timeout).",
+             "[  0.0] ODEBUG: selftest passed",
+             "[  0.2] Spectre V2 : WARNING: Unprivileged eBPF is enabled"]
+    for line in clean:
+        assert guest.find_splat(line) is None, f"boot line taken for a splat: {line!r}"
+
+
+def test_debug_kernel_warning():
+    res, out, _, _ = provoke(f"echo WARNING > {PROVOKE}", kernel="debug")
+    check_splat(res, out, "WARNING", "lkdtm_WARNING")
+
+
+def test_debug_kernel_kasan_use_after_free():
+    res, out, _, _ = provoke(f"echo READ_AFTER_FREE > {PROVOKE}", kernel="debug")
+    check_splat(res, out, "KASAN", "use-after-free")
+
+
+def test_debug_kernel_lockdep_circular():
+    assert os.path.exists(SPLAT_MODULE), f"no {SPLAT_MODULE}: run 'make kernel-debug'"
+    res, out, _, _ = provoke(f"insmod {SPLAT_MODULE} what=circular", kernel="debug")
+    check_splat(res, out, "lockdep", "lab_splat_init")
 
 
 def main():

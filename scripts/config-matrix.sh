@@ -1,0 +1,171 @@
+#!/bin/sh
+# Build the series under a matrix of configs, and compare its warnings
+# with base's.  The successor of bisect-build.sh.
+#
+#   scripts/config-matrix.sh [CONFIG...]         base, then HEAD (make check)
+#   ALL=1 scripts/config-matrix.sh [CONFIG...]   base, then every commit
+#
+# Each config is config/lab.config merged onto tinyconfig, then the lines
+# below for it; the script fails if Kconfig did not take them.  Each build
+# compiles the directories of every C file that base..HEAD touches (at
+# least kernel/sched/ and kernel/trace/), in one scratch worktree
+# (build/matrix/src) and a persistent O= directory per config
+# (build/matrix/NAME), with ccache.
+#
+# A warning a commit prints that base does not (file and message, line
+# numbers aside) fails it.  For the lab config, HEAD's objects are then
+# built again with W=1, and a W=1 warning on a line the series adds fails.
+# Prints KTAP, one test per config (and W=1); logs in build/matrix/.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+tree=$top/build/linux
+wt=$top/build/matrix/src
+logs=$top/build/matrix
+jobs=${JOBS:-$(nproc)}
+
+# name|options, space-separated; "# CONFIG_X is not set" is written X=n.
+MATRIX='lab|
+schedstats-n|CONFIG_SCHEDSTATS=n
+sched-debug-n|CONFIG_SCHED_DEBUG=n
+snapshot-n|CONFIG_TRACER_SNAPSHOT=n CONFIG_IRQSOFF_TRACER=n CONFIG_PREEMPT_TRACER=n CONFIG_SCHED_TRACER=n
+max-trace-n|CONFIG_TRACER_MAX_TRACE=n CONFIG_IRQSOFF_TRACER=n CONFIG_PREEMPT_TRACER=n CONFIG_SCHED_TRACER=n CONFIG_HWLAT_TRACER=y
+ftrace-n|CONFIG_FTRACE=n
+smp-n|CONFIG_SMP=n
+preempt-rt|CONFIG_PREEMPT_RT=y CONFIG_EXPERT=y'
+
+die() { echo "config-matrix: $*" >&2; exit 2; }
+git -C "$tree" rev-parse -q --verify base >/dev/null || die "no build/linux: run 'make tree'"
+head=$(git -C "$tree" rev-parse HEAD)
+mkdir -p "$logs"
+[ -e "$wt/.git" ] || git -C "$tree" worktree add -q --detach "$wt" base || die "cannot add $wt"
+
+names=$(echo "$MATRIX" | cut -d'|' -f1)
+if [ $# -gt 0 ]; then
+	for n in "$@"; do
+		echo "$names" | grep -qx "$n" || die "unknown config '$n'; known: $(echo $names)"
+	done
+	names=$*
+fi
+
+export KBUILD_BUILD_TIMESTAMP=2013-02-20 KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
+export CCACHE_BASEDIR="$top/build" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
+kmake() { make -C "$wt" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC="ccache gcc" "$@"; }
+
+# The directories of the C files base..HEAD touches; kernel/sched and
+# kernel/trace always, since their headers are changed too.
+targets=$( { echo kernel/sched/; echo kernel/trace/
+	git -C "$tree" diff --name-only base "$head" | grep -E '^(kernel|mm|fs|net|drivers|lib|arch)/.*\.c$' |
+		sed 's|/[^/]*$|/|'; } | sort -u)
+
+configure() {	# $1: options
+	kmake -s tinyconfig >/dev/null 2>&1 || return 1
+	frag=$out/matrix.config
+	cp "$top/config/lab.config" "$frag"
+	for o in $1; do
+		case "$o" in
+		*=n) echo "# ${o%=n} is not set" ;;
+		*) echo "$o" ;;
+		esac
+	done >> "$frag"
+	"$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag" >/dev/null 2>&1 &&
+		kmake -s olddefconfig >/dev/null 2>&1 || return 1
+	for o in $1; do
+		case "$o" in
+		*=n) ! grep -q "^${o%=n}=" "$out/.config" ;;
+		*) grep -qx "$o" "$out/.config" ;;
+		esac || { echo "Kconfig did not take $o"; return 1; }
+	done
+}
+
+# Warnings of one build, line and column numbers taken out, sorted.
+warnings() { grep -E '(warning|error):' "$1" | sed -E 's/:[0-9]+:[0-9]+:/:/; s/:[0-9]+:/:/' | sort -u; }
+
+build_at() {	# $1: commit, $2: log; builds $targets in $out at $1
+	git -C "$wt" checkout -q --detach "$1" || return 1
+	# shellcheck disable=SC2086
+	kmake -j"$jobs" $targets > "$2" 2>&1
+}
+
+echo "KTAP version 1"
+echo "1..$(( $(echo "$names" | wc -w) + 1 ))"
+n=0 failed=0
+for name in $names; do
+	n=$((n + 1))
+	opts=$(echo "$MATRIX" | grep "^$name|" | cut -d'|' -f2)
+	out=$logs/$name
+	mkdir -p "$out"
+	start=$(date +%s)
+	why=
+	git -C "$wt" checkout -q --detach base
+	if ! msg=$(configure "$opts"); then
+		why="config: ${msg:-Kconfig failed}"
+	elif ! build_at base "$out/base.log"; then
+		why="base does not build (build/matrix/$name/base.log)"
+	else
+		warnings "$out/base.log" > "$out/base.warnings"
+		if [ "${ALL:-0}" = 1 ]; then
+			commits=$(git -C "$tree" rev-list --reverse "base..$head")
+		else
+			commits=$head
+		fi
+		for c in $commits; do
+			sub=$(git -C "$tree" log --format='%h %s' -1 "$c")
+			log=$out/$(git -C "$tree" rev-parse --short "$c").log
+			if ! build_at "$c" "$log"; then
+				grep -E 'error' "$log" | head -5 | sed 's/^/# /'
+				why="$sub does not build (build/matrix/$name/${log##*/})"
+				break
+			fi
+			# A rebuild prints only what it recompiled; compare against
+			# base's warnings for those files.
+			new=$(warnings "$log" | comm -13 "$out/base.warnings" -)
+			if [ -n "$new" ]; then
+				echo "$new" | sed 's/^/# new warning: /'
+				why="$sub adds warnings"
+				break
+			fi
+		done
+	fi
+	secs=$(( $(date +%s) - start ))
+	if [ -z "$why" ]; then
+		echo "ok $n build $name # ${secs}s"
+	else
+		echo "# $name: $why"
+		echo "not ok $n build $name"
+		failed=$((failed + 1))
+	fi
+done
+
+# W=1 on the lines the series adds, lab config, at HEAD.
+n=$((n + 1))
+out=$logs/w1
+mkdir -p "$out"
+why=
+git -C "$wt" checkout -q --detach base
+if ! configure "" >/dev/null || ! git -C "$wt" checkout -q --detach "$head" ||
+   ! kmake -j"$jobs" W=1 $targets > "$out/w1.log" 2>&1; then
+	why="the lab config does not build at HEAD with W=1 (build/matrix/w1/w1.log)"
+else
+	# file:line of every added line
+	git -C "$tree" diff -U0 base "$head" -- '*.c' '*.h' | awk '
+		/^\+\+\+ b\// { f = substr($2, 3) }
+		/^@@/ { split($3, a, ","); s = substr(a[1], 2); c = (a[2] == "") ? 1 : a[2]
+			for (i = 0; i < c; i++) print f ":" s + i }' | sort -u > "$out/added"
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: warning:' "$out/w1.log" | sed "s|^$wt/||; s|^\.\./||" |
+		while IFS=: read -r f l rest; do
+			grep -qx "$f:$l" "$out/added" && echo "$f:$l:$rest"
+		done > "$out/new"
+	if [ -s "$out/new" ]; then
+		sed 's/^/# W=1: /' "$out/new"
+		why="W=1 warns on lines the series adds"
+	fi
+fi
+if [ -z "$why" ]; then
+	echo "ok $n W=1 clean on added lines"
+else
+	echo "# $why"
+	echo "not ok $n W=1 clean on added lines"
+	failed=$((failed + 1))
+fi
+echo "# config-matrix: $((n - failed)) of $n clean"
+[ "$failed" = 0 ]

@@ -1,0 +1,180 @@
+#!/bin/sh
+# In the guest (the debug kernel, make stress): stress.sh [SECONDS]
+# runs everything the series adds or changes, at once, for SECONDS
+# (default 600).  Errors of the
+# single operations are expected (EBUSY, EINVAL under latency tracers...)
+# and ignored: what counts is that the kernel does not splat (./lab run
+# then exits 122 and the suite fails), does not hang, still answers on
+# every file at the end, and leaks nothing (kmemleak).  Prints KTAP.
+set -u
+DURATION=${1:-${DURATION:-600}}
+T=/sys/kernel/tracing
+S=/sys/kernel/debug/sched
+end=$(( $(date +%s) + DURATION ))
+ncpu=$(nproc)
+pids=
+
+alive() { [ "$(date +%s)" -lt "$end" ]; }
+loop() {	# name, then a command run until the end
+	name=$1
+	shift
+	( while alive; do "$@"; done; echo "stress: $name done" >&2 ) > /dev/null 2>&1 &
+	pids="$pids $!"
+}
+q() { "$@" 2>/dev/null; true; }
+w() { echo "$1" > "$2" 2>/dev/null; true; }
+
+# Kernel-side setup: schedstats on, events on, kmemleak clean before.
+w 1 /proc/sys/kernel/sched_schedstats
+w clear /sys/kernel/debug/kmemleak
+w 1 $T/events/sched/sched_switch/enable
+w 1 $T/events/sched/sched_select_idle_sibling/enable
+slab0=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
+
+policy() { for p in modern 3.9 3.8; do w $p $S/sis_policy; sleep 0.3; done; }
+stats() { q cat $S/sis_stats; w 0 $S/sis_stats; sleep 0.2; }
+tbench_pair() {
+	tbench_srv & srv=$!
+	sleep 1
+	q timeout 60 tbench -t 10 -c /usr/share/dbench/client.txt 1 127.0.0.1
+	kill $srv; wait $srv
+}
+pipe() { q timeout 60 perf bench sched pipe -l 20000; }
+snap_file() { for v in 1 2 0 1 1; do w $v $T/snapshot; sleep 0.05; done; }
+depth() { for d in 1 3 8 32 2 1; do w $d $T/snapshot_depth; sleep 0.2; done; }
+resize() { for kb in 64 256 32 1408; do w $kb $T/buffer_size_kb; sleep 0.3; done; }
+cpumask() {
+	w "$(printf '%x' $(( (1 << ncpu) - 2 )))" $T/tracing_cpumask; sleep 0.2
+	w "$(printf '%x' $(( (1 << ncpu) - 1 )))" $T/tracing_cpumask; sleep 0.2
+}
+tracers() {
+	for t in function irqsoff nop wakeup preemptoff function_graph nop; do
+		w $t $T/current_tracer; sleep 0.3
+	done
+}
+triggers() {
+	w 'snapshot:3' $T/events/sched/sched_switch/trigger; sleep 0.2
+	w '!snapshot:3' $T/events/sched/sched_switch/trigger
+	w 'snapshot if prev_state & 2' $T/events/sched/sched_switch/trigger; sleep 0.2
+	w '!snapshot if prev_state & 2' $T/events/sched/sched_switch/trigger
+	w 'snapshot:5' $T/events/ftrace/print/trigger
+	for i in 1 2 3; do w "stress $i" $T/trace_marker; done
+	w '!snapshot:5' $T/events/ftrace/print/trigger
+	w 'hist:keys=common_pid:v=prev_prio:onmax($v).snapshot()' $T/events/sched/sched_switch/trigger
+	sleep 0.2
+	w '!hist:keys=common_pid:v=prev_prio:onmax($v).snapshot()' $T/events/sched/sched_switch/trigger
+	w 'schedule:snapshot:2' $T/set_ftrace_filter; sleep 0.2
+	w '!schedule:snapshot:2' $T/set_ftrace_filter
+}
+instances() {
+	i=$T/instances/stress$$
+	mkdir $i 2>/dev/null || return
+	w 3 $i/snapshot_depth
+	w 1 $i/events/sched/sched_switch/enable
+	w 1 $i/snapshot
+	w 'snapshot:2' $i/events/sched/sched_switch/trigger
+	sleep 0.1
+	q cat $i/snapshot $i/snapshots/1 > /dev/null
+	w '!snapshot:2' $i/events/sched/sched_switch/trigger
+	w 0 $i/events/sched/sched_switch/enable
+	rmdir $i 2>/dev/null
+}
+readers() {
+	q timeout 5 cat $T/trace > /dev/null
+	q timeout 5 cat $T/snapshot > /dev/null
+	for n in 1 2 7 31; do q timeout 5 cat $T/snapshots/$n > /dev/null; done
+	q timeout 2 cat $T/per_cpu/cpu1/snapshot_raw > /dev/null
+}
+pollers() { q timeout 5 python3 -c "
+import select
+f = open('$T/snapshot')
+p = select.poll(); p.register(f, select.POLLPRI | select.POLLIN)
+p.poll(3000)"; }
+hotplug() {
+	for c in 3 7 11; do
+		[ -w /sys/devices/system/cpu/cpu$c/online ] || return
+		w 0 /sys/devices/system/cpu/cpu$c/online; sleep 0.5
+		w 1 /sys/devices/system/cpu/cpu$c/online; sleep 0.5
+	done
+}
+
+loop policy policy
+loop stats stats
+loop tbench tbench_pair
+loop pipe pipe
+loop snapshot snap_file
+loop depth depth
+loop resize resize
+loop cpumask cpumask
+loop tracers tracers
+loop triggers triggers
+loop instances instances
+loop readers readers
+loop pollers pollers
+loop hotplug hotplug
+echo "# stress: $(echo $pids | wc -w) loops for ${DURATION}s on $ncpu CPUs" >&2
+
+# Progress on stderr once a minute; the lab's --timeout catches a hang.
+while alive; do
+	sleep 10
+	left=$(( end - $(date +%s) ))
+	[ $(( left % 60 )) -lt 10 ] && echo "# stress: ${left}s left" >&2
+done
+hung=
+for p in $pids; do
+	i=0
+	while kill -0 $p 2>/dev/null && [ $i -lt 120 ]; do sleep 1; i=$((i + 1)); done
+	kill -0 $p 2>/dev/null && hung="$hung $p"
+done
+
+echo "KTAP version 1"
+echo "1..4"
+if [ -z "$hung" ]; then
+	echo "ok 1 every loop ended within 120 s of the deadline"
+else
+	echo "# still running:$hung"; ps -o pid,stat,args 2>/dev/null | sed 's/^/# /'
+	echo "not ok 1 every loop ended within 120 s of the deadline"
+fi
+
+# Back to a quiet state, then every file must still answer.
+w nop $T/current_tracer
+w 0 $T/events/enable
+w 1 $T/snapshot_depth
+for c in 3 7 11; do w 1 /sys/devices/system/cpu/cpu$c/online; done
+bad=
+for f in $T/trace $T/snapshot $T/snapshot_depth $T/buffer_size_kb $T/tracing_cpumask \
+	$T/per_cpu/cpu0/snapshot $T/per_cpu/cpu0/trace $S/sis_policy $S/sis_stats; do
+	[ -e "$f" ] || continue
+	timeout 10 cat "$f" > /dev/null 2>&1 || bad="$bad $f"
+done
+echo test > $T/trace_marker 2>/dev/null || bad="$bad trace_marker"
+if [ -z "$bad" ]; then
+	echo "ok 2 every file is readable at the end"
+else
+	echo "# unreadable:$bad"
+	echo "not ok 2 every file is readable at the end"
+fi
+
+# Leaks: kmemleak, two scans (it reports an object only once it has
+# been seen unreferenced twice).
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan > /sys/kernel/debug/kmemleak; sleep 5
+	echo scan > /sys/kernel/debug/kmemleak
+	leaks=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
+	if [ "$leaks" = 0 ]; then
+		echo "ok 3 kmemleak finds no leak"
+	else
+		head -60 /sys/kernel/debug/kmemleak | sed 's/^/# /'
+		echo "not ok 3 kmemleak finds no leak ($leaks objects)"
+	fi
+else
+	echo "ok 3 kmemleak finds no leak # SKIP no kmemleak (not the debug kernel)"
+fi
+# Slab within 20% of where it started (buffers are pages, not slab).
+slab1=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
+echo "# slab: ${slab0} kB before, ${slab1} kB after"
+if [ "$slab1" -le $(( slab0 * 12 / 10 + 2048 )) ]; then
+	echo "ok 4 slab back within 20% (+2 MB) of its baseline"
+else
+	echo "not ok 4 slab back within 20% (+2 MB) of its baseline"
+fi
