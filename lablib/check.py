@@ -25,6 +25,12 @@ SUITES = {
                ["tests/series/checkpatch.sh"]),
     "sched": ("select_idle_sibling() policies, reasons, counters (kselftest)",
               [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_test"]),
+    "sched-4x2": ("the same on a second SMT topology, 4 cores x 2 threads",
+                  [LAB, "run", "--kernel", "{kernel}", "--topology", "4x2", "--",
+                   "build/selftests/sis_test"]),
+    "sched-nosmt": ("the same on 8 CPUs without SMT: the idle-core case skips",
+                    [LAB, "run", "--kernel", "{kernel}", "--smp", "8", "--",
+                     "build/selftests/sis_test"]),
     # Single-threaded TCG: switching latency tracers live-patches text, and
     # multi-threaded TCG sometimes oopses on its int3 (seen once here, on a
     # tracer switch in code the series does not touch).
@@ -59,6 +65,8 @@ SUITES = {
 # a failure.  Checked on the lab and debug kernels; on stock the suites fail
 # by design, and skips are only listed.
 EXPECTED_SKIPS = {
+    "sched-nosmt": {"sis.modern_busy_prev_scans_for_idle_core":
+                    "no SMT siblings, so no idle-core scan"},
 }
 
 

@@ -35,7 +35,8 @@ preempt-rt|CONFIG_PREEMPT_RT=y CONFIG_EXPERT=y'
 
 die() { echo "config-matrix: $*" >&2; exit 2; }
 git -C "$tree" rev-parse -q --verify base >/dev/null || die "no build/linux: run 'make tree'"
-head=$(git -C "$tree" rev-parse HEAD)
+# MATRIX_REV=COMMIT checks another series (of the same repository) than HEAD.
+head=$(git -C "$tree" rev-parse "${MATRIX_REV:-HEAD}") || die "no commit ${MATRIX_REV:-HEAD}"
 mkdir -p "$logs"
 [ -e "$wt/.git" ] || git -C "$tree" worktree add -q --detach "$wt" base || die "cannot add $wt"
 

@@ -62,7 +62,7 @@ if [ "$name" = debug ]; then
 	# built outside the repository.
 	mod=$top/build/splat-module
 	rm -rf "$mod" && mkdir -p "$mod" && cp "$top"/tests/lab/splat/* "$mod"/
-	kmake -s -j"$jobs" modules_prepare
+	kmake -s -j"$jobs" modules	# Module.symvers, for modpost
 	kmake -s M="$mod" modules
 fi
 echo "kernel: $name built in $(( $(date +%s) - start ))s: $(cat "$out/include/config/kernel.release") ($(git -C "$src" describe --always --tags 2>/dev/null))"
