@@ -51,7 +51,7 @@ SUITES = {
     "badinput": ("bad input to sis_policy and sis_stats: its errno, and nothing changes",
                  [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/badinput_sched"]),
     "stress": ("60 s of everything at once on the debug kernel: no splat, hang or leak",
-               [LAB, "run", "--kernel", "debug", "--timeout", "900", "--",
+               [LAB, "run", "--kernel", "debug", "--tcg", "single", "--timeout", "900", "--",
                 "tests/stress/stress.sh", "60"]),
     "matrix": ("the series at HEAD under the config matrix: builds, no new warning",
                ["scripts/config-matrix.sh"]),
