@@ -54,7 +54,7 @@ check: kernels kernel-debug selftests
 # The debug kernel under everything at once (tests/stress/stress.sh).
 # make check runs it for 60 s.
 stress: kernel-debug selftests
-	@./lab run --kernel debug --tcg single --timeout $$(( $(STRESS_DURATION) + 900 )) -- \
+	@./lab run --kernel debug --tcg single --topology 2x2 --timeout $$(( $(STRESS_DURATION) + 900 )) -- \
 		tests/stress/stress.sh $(STRESS_DURATION)
 
 # Every commit of the series under the config matrix (make check: HEAD).

@@ -6,7 +6,10 @@
 #   ALL=1 scripts/config-matrix.sh [CONFIG...]   base, then every commit
 #
 # Each config is config/lab.config merged onto tinyconfig, then the lines
-# below for it; the script fails if Kconfig did not take them.  Each build
+# below for it; the script fails if Kconfig did not take them.
+# TRACER_SNAPSHOT selects TRACER_MAX_TRACE, so snapshot-n has neither,
+# and hwlat-only has the max-latency buffer (hwlat selects it) without
+# snapshots.  Each build
 # compiles the directories of every C file that base..HEAD touches (at
 # least kernel/sched/ and kernel/trace/), in one scratch worktree
 # (build/matrix/src) and a persistent O= directory per config
@@ -27,8 +30,8 @@ jobs=${JOBS:-$(nproc)}
 MATRIX='lab|
 schedstats-n|CONFIG_SCHEDSTATS=n
 sched-debug-n|CONFIG_SCHED_DEBUG=n
-snapshot-n|CONFIG_TRACER_SNAPSHOT=n CONFIG_IRQSOFF_TRACER=n CONFIG_PREEMPT_TRACER=n CONFIG_SCHED_TRACER=n
-max-trace-n|CONFIG_TRACER_MAX_TRACE=n CONFIG_IRQSOFF_TRACER=n CONFIG_PREEMPT_TRACER=n CONFIG_SCHED_TRACER=n CONFIG_HWLAT_TRACER=y
+snapshot-n|CONFIG_TRACER_SNAPSHOT=n CONFIG_TRACER_MAX_TRACE=n CONFIG_IRQSOFF_TRACER=n CONFIG_PREEMPT_TRACER=n CONFIG_SCHED_TRACER=n
+hwlat-only|CONFIG_TRACER_SNAPSHOT=n CONFIG_TRACER_MAX_TRACE=y CONFIG_HWLAT_TRACER=y CONFIG_IRQSOFF_TRACER=n CONFIG_PREEMPT_TRACER=n CONFIG_SCHED_TRACER=n
 ftrace-n|CONFIG_FTRACE=n
 smp-n|CONFIG_SMP=n
 preempt-rt|CONFIG_PREEMPT_RT=y CONFIG_EXPERT=y'
@@ -143,7 +146,10 @@ out=$logs/w1
 mkdir -p "$out"
 why=
 git -C "$wt" checkout -q --detach base
+# Touch what the series changes, so that its objects are compiled (or
+# their warnings replayed by ccache) even when they are up to date.
 if ! configure "" >/dev/null || ! git -C "$wt" checkout -q --detach "$head" ||
+   ! (cd "$wt" && git diff --name-only base "$head" -- '*.c' '*.h' | xargs -r touch) ||
    ! kmake -j"$jobs" W=1 $targets > "$out/w1.log" 2>&1; then
 	why="the lab config does not build at HEAD with W=1 (build/matrix/w1/w1.log)"
 else
@@ -152,7 +158,8 @@ else
 		/^\+\+\+ b\// { f = substr($2, 3) }
 		/^@@/ { split($3, a, ","); s = substr(a[1], 2); c = (a[2] == "") ? 1 : a[2]
 			for (i = 0; i < c; i++) print f ":" s + i }' | sort -u > "$out/added"
-	grep -E '^[^ ]+:[0-9]+:[0-9]+: warning:' "$out/w1.log" | sed "s|^$wt/||; s|^\.\./||" |
+	# Kbuild names sources $wt/... or ../src/... (srctree relative to O=).
+	grep -E '^[^ ]+:[0-9]+:[0-9]+: warning:' "$out/w1.log" | sed "s|^$wt/||; s|^\.\./src/||" |
 		while IFS=: read -r f l rest; do
 			grep -qx "$f:$l" "$out/added" && echo "$f:$l:$rest"
 		done > "$out/new"

@@ -26,6 +26,7 @@ w() { echo "$1" > "$2" 2>/dev/null; true; }
 
 # Kernel-side setup: schedstats on, events on, kmemleak clean before.
 w 1 /proc/sys/kernel/sched_schedstats
+w 64 $T/buffer_size_kb
 w clear /sys/kernel/debug/kmemleak
 w 1 $T/events/sched/sched_switch/enable
 w 1 $T/events/sched/sched_select_idle_sibling/enable
@@ -42,7 +43,10 @@ tbench_pair() {
 pipe() { q timeout 60 perf bench sched pipe -l 20000; }
 snap_file() { for v in 1 2 0 1 1; do w $v $T/snapshot; sleep 0.05; done; }
 depth() { for d in 1 3 8 32 2 1; do w $d $T/snapshot_depth; sleep 0.2; done; }
-resize() { for kb in 64 256 32 1408; do w $kb $T/buffer_size_kb; sleep 0.3; done; }
+# Small buffers: at depth 32 every resize touches 33 buffers per CPU, and
+# under KASAN in TCG a 1.4 MB one takes long enough with trace_types_lock
+# held that the other loops queue behind it for minutes.
+resize() { for kb in 64 16 32 128; do w $kb $T/buffer_size_kb; sleep 0.3; done; }
 cpumask() {
 	w "$(printf '%x' $(( (1 << ncpu) - 2 )))" $T/tracing_cpumask; sleep 0.2
 	w "$(printf '%x' $(( (1 << ncpu) - 1 )))" $T/tracing_cpumask; sleep 0.2
@@ -120,20 +124,24 @@ while alive; do
 	left=$(( end - $(date +%s) ))
 	[ $(( left % 60 )) -lt 10 ] && echo "# stress: ${left}s left" >&2
 done
+# Every loop finishes its last round within GRACE seconds of the end.
+GRACE=180
 hung=
-for p in $pids; do
-	i=0
-	while kill -0 $p 2>/dev/null && [ $i -lt 120 ]; do sleep 1; i=$((i + 1)); done
-	kill -0 $p 2>/dev/null && hung="$hung $p"
+while :; do
+	hung=
+	for p in $pids; do kill -0 $p 2>/dev/null && hung="$hung $p"; done
+	[ -z "$hung" ] || [ "$(date +%s)" -ge $((end + GRACE)) ] && break
+	sleep 2
 done
+echo "# stress: loops ended $(( $(date +%s) - end ))s after the deadline" >&2
 
 echo "KTAP version 1"
 echo "1..4"
 if [ -z "$hung" ]; then
-	echo "ok 1 every loop ended within 120 s of the deadline"
+	echo "ok 1 every loop ended within $GRACE s of the deadline"
 else
-	echo "# still running:$hung"; ps -o pid,stat,args 2>/dev/null | sed 's/^/# /'
-	echo "not ok 1 every loop ended within 120 s of the deadline"
+	echo "# still running:$hung"; ps -e -o pid,stat,wchan:20,args 2>/dev/null | sed 's/^/# /'
+	echo "not ok 1 every loop ended within $GRACE s of the deadline"
 fi
 
 # Back to a quiet state, then every file must still answer.
