@@ -61,6 +61,13 @@ SUITES = {
 }
 
 
+# Suites that `./lab check` with no names leaves out, with the reason;
+# name them to run them.
+NOT_BY_DEFAULT = {
+    "stress": "it fails today: 60 s into it, a hung task on trace_types_lock "
+              "behind an instance rmdir (issue 10); run it with make stress",
+}
+
 # Skips each suite expects, by test-name glob, with the reason.  Any other
 # skip fails the suite: a test that skips where it should have run hides
 # a failure.  Checked on the lab and debug kernels; on stock the suites fail
@@ -107,7 +114,10 @@ def run_suite(name, argv, kernel, logdir):
 
 
 def main(names, kernel="lab"):
-    names = names or list(SUITES)
+    if not names:
+        names = [n for n in SUITES if n not in NOT_BY_DEFAULT]
+        for n, why in NOT_BY_DEFAULT.items():
+            print(f"# not run by default: {n}: {why}", flush=True)
     unknown = [n for n in names if n not in SUITES]
     if unknown:
         print(f"lab check: unknown suite(s) {', '.join(unknown)}; "
