@@ -90,6 +90,16 @@ build_at() {	# $1: commit, $2: log; builds $targets in $out at $1
 	kmake -j"$jobs" $targets > "$2" 2>&1
 }
 
+report() {	# $1: number, $2: name, $3: why it failed (empty: passed), $4: note
+	if [ -z "$3" ]; then
+		echo "ok $1 $2${4:+ # $4}"
+	else
+		echo "# $3"
+		echo "not ok $1 $2"
+		failed=$((failed + 1))
+	fi
+}
+
 echo "KTAP version 1"
 echo "1..$(( $(echo "$names" | wc -w) + 1 ))"
 n=0 failed=0
@@ -130,14 +140,7 @@ for name in $names; do
 			fi
 		done
 	fi
-	secs=$(( $(date +%s) - start ))
-	if [ -z "$why" ]; then
-		echo "ok $n build $name # ${secs}s"
-	else
-		echo "# $name: $why"
-		echo "not ok $n build $name"
-		failed=$((failed + 1))
-	fi
+	report $n "build $name" "${why:+$name: $why}" "$(( $(date +%s) - start ))s"
 done
 
 # W=1 on the lines the series adds, lab config, at HEAD.
@@ -168,12 +171,6 @@ else
 		why="W=1 warns on lines the series adds"
 	fi
 fi
-if [ -z "$why" ]; then
-	echo "ok $n W=1 clean on added lines"
-else
-	echo "# $why"
-	echo "not ok $n W=1 clean on added lines"
-	failed=$((failed + 1))
-fi
+report $n "W=1 clean on added lines" "$why"
 echo "# config-matrix: $((n - failed)) of $n clean"
 [ "$failed" = 0 ]
