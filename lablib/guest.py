@@ -154,14 +154,15 @@ class _SplatWatch(threading.Thread):
         pos, buf, seen_at, last_growth = 0, "", None, time.time()
         while not self.done.wait(0.5) and self.proc.poll() is None:
             try:
-                with open(self.console, errors="replace") as f:
+                with open(self.console, "rb") as f:
                     f.seek(pos)
-                    data = f.read()
+                    raw = f.read()
             except OSError:
                 continue
             now = time.time()
-            if data:
-                pos += len(data.encode(errors="replace"))
+            data = raw.decode(errors="replace")
+            if raw:
+                pos += len(raw)
                 last_growth = now
                 if seen_at is None:
                     buf = (buf + data)[-65536:]
