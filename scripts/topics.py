@@ -8,8 +8,8 @@ file.  They go to different maintainers.
   topics.py export TREE    write TREE's base..HEAD into the topic directories
 
 A commit's topic is its subject's subsystem: "sched/..." and
-"selftests/sched" go to sched, "tracing..." and "selftests/ftrace" to
-tracing.  All sched commits must come before all tracing ones, so that
+"selftests/sched" go to sched, "tracing...", "ring-buffer" and
+"selftests/ftrace" to tracing.  All sched commits must come before all tracing ones, so that
 export and apply give back the same history.
 """
 
@@ -22,7 +22,7 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCHES = os.path.join(TOP, "patches")
 TOPICS = [
     ("sched", re.compile(r"^(sched[/:]|selftests/sched)")),
-    ("tracing", re.compile(r"^(tracing|ftrace|selftests/ftrace)")),
+    ("tracing", re.compile(r"^(tracing|ring-buffer|ftrace|selftests/ftrace)")),
 ]
 COVER = "0000-cover-letter.patch"
 

@@ -55,6 +55,20 @@ static ssize_t rd(const char *path)
 	return n < 0 ? -1 : len;
 }
 
+/* Like wr(), without O_TRUNC, which removes a trigger file's triggers */
+static int wr_append(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	int err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 static int has(const char *path, const char *needle)
 {
 	return rd(path) >= 0 && strstr(buf, needle) != NULL;
@@ -168,17 +182,6 @@ static void fork_one(void)
 /* A hist trigger whose .snapshot() action fires on each fork of ours. */
 static char hist_trigger[160];
 
-/* The "# snapshots skipped: N" count of the history, 0 if none. */
-static long skipped(void)
-{
-	long n = 0;
-	char *p;
-
-	if (rd(T "snapshot") >= 0 && (p = strstr(buf, "# snapshots skipped: ")))
-		sscanf(p, "# snapshots skipped: %ld", &n);
-	return n;
-}
-
 static void call_getppid(void)
 {
 	getppid();
@@ -186,30 +189,23 @@ static void call_getppid(void)
 
 /*
  * Marker <prefix>1, @fire, marker <prefix>2, @fire, ... so that each
- * snapshot a trigger or probe on @fire takes holds its own marker.  A
- * trigger that fires before the history's spare is cleared (an RCU grace
- * period) skips its snapshot, so each step first waits 300 ms, and fires
- * again while the skipped count says it was skipped (10 times at most).
+ * snapshot a trigger or probe on @fire takes holds its own marker.
+ * Nothing is ever skipped: there is no wait between the steps.
  */
 static void fire_tagged(void (*fire)(void), const char *prefix, int n)
 {
 	char tag[16];
-	int i, try;
-	long s0;
+	int i;
 
 	for (i = 1; i <= n; i++) {
-		usleep(300 * 1000);
 		snprintf(tag, sizeof(tag), "%s%d", prefix, i);
 		mark(tag);
-		for (try = 0; try < 10; try++) {
-			s0 = skipped();
-			fire();
-			if (skipped() == s0)
-				break;
-			usleep(300 * 1000);
-		}
+		fire();
 	}
 }
+
+/* tracing_cpumask as the test found it, restored by reset() */
+static char cpumask0[64];
 
 static void reset(void)
 {
@@ -227,6 +223,10 @@ static void reset(void)
 	wr(T "buffer_size_kb", "1408");
 	wr(T "trace", "");
 	wr(T "tracing_on", "1");
+	wr(T "options/overwrite", "1");
+	wr(T "trace_clock", "local");
+	if (cpumask0[0])
+		wr(T "tracing_cpumask", cpumask0);
 }
 
 FIXTURE(snap) {
@@ -241,6 +241,8 @@ FIXTURE_SETUP(snap)
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);
 	sched_setaffinity(0, sizeof(set), &set);
+	if (!cpumask0[0] && rd(T "tracing_cpumask") > 0)
+		snprintf(cpumask0, sizeof(cpumask0), "%.63s", buf);
 	reset();
 }
 
@@ -336,71 +338,6 @@ TEST_F(snap, a_counted_trigger_fills_the_history)
 	ASSERT_STREQ("F1", tags(T "snapshots/4", "F"));
 	ASSERT_STREQ("F6 F7", tags(T "trace", "F"));
 	ASSERT_TRUE(has(T "snapshot", " by trigger on CPU "));
-}
-
-/*
- * Calls @fire in a tight loop, for 20 s at most, until @path (a trigger or
- * set_ftrace_filter) says its counted snapshot command has run out.
- */
-static int fire_until_count_0(void (*fire)(void), const char *path)
-{
-	time_t end = time(NULL) + 20;
-	int i;
-
-	while (time(NULL) < end) {
-		for (i = 0; i < 100; i++)
-			fire();
-		if (has(path, "snapshot:count=0"))
-			return 1;
-	}
-	return 0;
-}
-
-static void mark_hot(void)
-{
-	mark("hot");
-}
-
-/*
- * @cmd, a "snapshot:3" trigger or probe written to @path, fired in a tight
- * loop by @fire, finds the spare not cleared yet almost every time, and
- * skips.  The skipped snapshots must not use up its count: it takes three,
- * and the history holds them.
- */
-static void check_count_fills_history(struct __test_metadata *_metadata,
-				      const char *path, const char *cmd,
-				      void (*fire)(void))
-{
-	long n0;
-
-	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
-	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
-	ASSERT_EQ(0, wr(path, cmd));
-	ASSERT_TRUE(fire_until_count_0(fire, path));
-	ASSERT_TRUE(has(T "snapshot", "# snapshots skipped: "))
-		TH_LOG("nothing was skipped: the case did not happen");
-	EXPECT_EQ(n0 + 3, snap_no(T "snapshot"));
-	EXPECT_EQ(n0 + 2, snap_no(T "snapshots/1"));
-	EXPECT_EQ(n0 + 1, snap_no(T "snapshots/2"));
-}
-
-TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_trigger_count)
-{
-	check_count_fills_history(_metadata, T "events/ftrace/print/trigger",
-				  "snapshot:3", mark_hot);
-}
-
-TEST_F(snap, a_skipped_snapshot_does_not_use_up_a_probe_count)
-{
-	const char *fn = probe_function();
-	char probe[64];
-
-	if (!fn)
-		SKIP(return, "no traceable getppid");
-	snprintf(probe, sizeof(probe), "%s:snapshot:3", fn);
-	check_count_fills_history(_metadata, T "set_ftrace_filter", probe,
-				  call_getppid);
 }
 
 TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
@@ -677,6 +614,392 @@ TEST_F(snap, poll_on_a_history_file_wakes_too)
 	ASSERT_LT(0, pread(fd, buf, BUFSZ - 1, 0));
 	ASSERT_NE(NULL, strstr(buf, "Y1\n"));
 	close(fd);
+}
+
+/* Runs @fn on CPU @cpu, in a child; returns its exit status or -1. */
+static int on_cpu(int cpu, int (*fn)(void))
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set))
+			_exit(100);
+		_exit(fn());
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static const char *marker_cpu1;
+
+/* 0 if the marker write worked, else its errno */
+static int mark_from_here(void)
+{
+	return wr(T "trace_marker", marker_cpu1);
+}
+
+static int has_cpu1(void)
+{
+	return sysconf(_SC_NPROCESSORS_ONLN) >= 2;
+}
+
+TEST_F(snap, a_burst_of_trigger_hits_gives_one_snapshot_each_in_order)
+{
+	char tag[16];
+	long n0;
+	int i;
+
+	/* The issue's case: five hits faster than any grace period */
+	ASSERT_EQ(0, wr(T "snapshot_depth", "5"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
+	ASSERT_EQ(0, wr(T "events/ftrace/print/trigger", "snapshot:5"));
+	for (i = 1; i <= 7; i++) {
+		snprintf(tag, sizeof(tag), "B%d", i);
+		mark(tag);
+	}
+	EXPECT_STREQ("B5", tags(T "snapshot", "B"));
+	EXPECT_STREQ("B4", tags(T "snapshots/1", "B"));
+	EXPECT_STREQ("B3", tags(T "snapshots/2", "B"));
+	EXPECT_STREQ("B2", tags(T "snapshots/3", "B"));
+	EXPECT_STREQ("B1", tags(T "snapshots/4", "B"));
+	EXPECT_STREQ("B6 B7", tags(T "trace", "B"));
+	/* One number each: nothing was skipped */
+	EXPECT_EQ(n0 + 5, snap_no(T "snapshot"));
+	EXPECT_EQ(n0 + 1, snap_no(T "snapshots/4"));
+	EXPECT_TRUE(has(T "events/ftrace/print/trigger", "snapshot:count=0"));
+}
+
+/* A child that sleeps and wakes for @secs, so that it switches out often */
+static pid_t start_switcher(int secs)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		time_t end = time(NULL) + secs;
+
+		while (time(NULL) < end)
+			usleep(200);
+		_exit(0);
+	}
+	return pid;
+}
+
+/* The hitcount of the first entry of a hist file, or -1 */
+static long hitcount(const char *path)
+{
+	long n = -1;
+	char *p;
+
+	if (rd(path) >= 0 && (p = strstr(buf, "} hitcount:")))
+		sscanf(p, "} hitcount: %ld", &n);
+	return n;
+}
+
+TEST_F(snap, a_hot_conditional_trigger_takes_a_snapshot_per_hit)
+{
+	const char *ev = T "events/sched/sched_switch/";
+	char trig[128], path[128];
+	long n0, n1, hits;
+	pid_t pid;
+
+	if (!exists(T "events/sched/sched_switch/hist"))
+		SKIP(return, "no hist triggers (CONFIG_HIST_TRIGGERS=n)");
+	ASSERT_EQ(0, wr(T "snapshot_depth", "4"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
+	pid = start_switcher(10);
+	ASSERT_LT(0, pid);
+	/* The same filter counts the hits in a hist trigger */
+	snprintf(path, sizeof(path), "%strigger", ev);
+	snprintf(trig, sizeof(trig), "hist:keys=prev_pid if prev_pid == %d", pid);
+	ASSERT_EQ(0, wr(path, trig));
+	snprintf(trig, sizeof(trig), "snapshot if prev_pid == %d", pid);
+	ASSERT_EQ(0, wr_append(path, trig));
+	waitpid(pid, NULL, 0);
+	wr_append(path, "!snapshot");
+	n1 = snap_no(T "snapshot");
+	snprintf(path, sizeof(path), "%shist", ev);
+	hits = hitcount(path);
+	snprintf(path, sizeof(path), "%strigger", ev);
+	snprintf(trig, sizeof(trig), "!hist:keys=prev_pid if prev_pid == %d", pid);
+	wr_append(path, trig);
+	TH_LOG("%ld hits, %ld snapshots in 10 s", hits, n1 - n0);
+	ASSERT_LT(100, hits);
+	ASSERT_EQ(hits, n1 - n0);
+}
+
+TEST_F(snap, the_live_buffer_never_shows_an_old_snapshot)
+{
+	const char *depths[] = { "1", "3" };
+	char tag[16];
+	unsigned int d;
+	ssize_t n;
+	int i, fd;
+
+	for (d = 0; d < 2; d++) {
+		ASSERT_EQ(0, wr(T "snapshot_depth", depths[d]));
+		/* More snapshots than buffers: each comes back into live use */
+		for (i = 0; i < 6; i++) {
+			snprintf(tag, sizeof(tag), "V%d", i);
+			ASSERT_EQ(0, snap(tag));
+			EXPECT_STREQ("", tags(T "trace", "V"))
+				TH_LOG("depth %s, after V%d", depths[d], i);
+		}
+		/* Nor to a consuming reader */
+		ASSERT_LE(0, fd = open(T "trace_pipe", O_RDONLY | O_NONBLOCK));
+		n = read(fd, buf, BUFSZ - 1);
+		buf[n > 0 ? n : 0] = '\0';
+		close(fd);
+		EXPECT_EQ(NULL, strstr(buf, "V")) TH_LOG("trace_pipe: %.200s", buf);
+		ASSERT_EQ(0, wr(T "snapshot", "0"));
+	}
+}
+
+TEST_F(snap, tracing_cpumask_holds_on_every_buffer_of_the_history)
+{
+	int i;
+
+	if (!has_cpu1())
+		SKIP(return, "one CPU: no CPU to mask out");
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_EQ(0, wr(T "tracing_cpumask", "1"));
+	/* And buffers added after the mask was set */
+	ASSERT_EQ(0, wr(T "snapshot_depth", "5"));
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(0, snap("M"));
+		marker_cpu1 = "masked-cpu1";
+		on_cpu(1, mark_from_here);
+		EXPECT_EQ(0, count(T "trace", "masked-cpu1"))
+			TH_LOG("CPU 1 recorded after %d rotations", i + 1);
+	}
+	ASSERT_EQ(0, wr(T "tracing_cpumask", cpumask0));
+	for (i = 0; i < 7; i++) {
+		ASSERT_EQ(0, snap("M"));
+		marker_cpu1 = "unmasked-cpu1";
+		EXPECT_EQ(0, on_cpu(1, mark_from_here))
+			TH_LOG("CPU 1's marker failed after %d rotations", i + 1);
+		EXPECT_EQ(1, count(T "trace", "unmasked-cpu1"))
+			TH_LOG("CPU 1 silent after %d rotations", i + 1);
+	}
+}
+
+/* Fills the live buffer (64 KB) with markers; which ones does it keep? */
+static int keeps_first_marker(void)
+{
+	char line[128];
+	int i;
+
+	wr(T "trace", "");
+	for (i = 0; i < 3000; i++) {
+		snprintf(line, sizeof(line), "ov %04d ..................................................", i);
+		mark(line);
+	}
+	return has(T "trace", "ov 0000 ");
+}
+
+TEST_F(snap, overwrite_holds_on_every_buffer_of_the_history)
+{
+	int i;
+
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "64"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_EQ(0, wr(T "options/overwrite", "0"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "4"));
+	for (i = 0; i < 6; i++) {
+		EXPECT_TRUE(keeps_first_marker())
+			TH_LOG("overwrite on again after %d rotations", i);
+		ASSERT_EQ(0, snap("O"));
+	}
+	ASSERT_EQ(0, wr(T "options/overwrite", "1"));
+	for (i = 0; i < 6; i++) {
+		EXPECT_FALSE(keeps_first_marker())
+			TH_LOG("overwrite off again after %d rotations", i);
+		ASSERT_EQ(0, snap("O"));
+	}
+}
+
+/* How many of 3000 markers the live buffer keeps after a rotation */
+static int kept_after_rotation(void)
+{
+	char line[128];
+	int i;
+
+	if (snap("Z"))
+		return -1;
+	wr(T "trace", "");
+	for (i = 0; i < 3000; i++) {
+		snprintf(line, sizeof(line), "kept %04d ................................................", i);
+		mark(line);
+	}
+	return count(T "trace", "kept ");
+}
+
+TEST_F(snap, a_failed_resize_leaves_every_buffer_as_it_was)
+{
+	int i, n, first, kb;
+	int fd;
+
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "64"));
+	ASSERT_LT(0, rd(T "buffer_size_kb"));
+	kb = atoi(buf);
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, snap("R"));
+	ASSERT_EQ(0, snap("R"));
+	/* A reader of snapshots/2 holds one buffer of the history */
+	ASSERT_LE(0, fd = open(T "snapshots/2", O_RDONLY));
+	ASSERT_LT(0, read(fd, buf, 100));
+	EXPECT_EQ(EBUSY, wr(T "buffer_size_kb", "256"));
+	close(fd);
+	EXPECT_EQ(ENOMEM, wr(T "buffer_size_kb", "1000000000"));
+	ASSERT_LT(0, rd(T "buffer_size_kb"));
+	EXPECT_EQ(kb, atoi(buf));
+	/* Every buffer takes its turn as the live one: all keep the same */
+	first = kept_after_rotation();
+	for (i = 0; i < 4; i++) {
+		n = kept_after_rotation();
+		EXPECT_EQ(first, n) TH_LOG("rotation %d keeps %d, not %d", i, n, first);
+	}
+	ASSERT_LT(100, first);
+	ASSERT_GT(3000, first);
+}
+
+TEST_F(snap, a_reader_of_a_dropped_snapshot_never_sees_live_events)
+{
+	ssize_t n, len = 0;
+	int fd;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "2"));
+	ASSERT_EQ(0, snap("X1"));
+	ASSERT_EQ(0, snap("X2"));
+	ASSERT_LE(0, fd = open(T "snapshots/1", O_RDONLY));
+	/* The header only, then its buffer becomes the live one */
+	ASSERT_LT(0, len = read(fd, buf, 20));
+	ASSERT_EQ(0, snap("X3"));
+	mark("LIVE-EVENT");
+	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	EXPECT_EQ(NULL, strstr(buf, "LIVE-EVENT"));
+	EXPECT_EQ(NULL, strstr(buf, "X3\n"));
+	/* The reader has let go of the live buffer */
+	EXPECT_EQ(0, wr(T "buffer_size_kb", "512"));
+	close(fd);
+}
+
+TEST_F(snap, depth_change_is_ebusy_while_a_snapshot_file_is_open)
+{
+	int fd;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
+	EXPECT_EQ(EBUSY, wr(T "snapshot_depth", "2"));
+	EXPECT_EQ(3, depth());
+	close(fd);
+	EXPECT_EQ(0, wr(T "snapshot_depth", "2"));
+}
+
+TEST_F(snap, a_latency_tracer_is_ebusy_at_depth_above_1)
+{
+	if (!has(T "available_tracers", "irqsoff"))
+		SKIP(return, "no irqsoff tracer");
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	EXPECT_EQ(EBUSY, wr(T "current_tracer", "irqsoff"));
+	EXPECT_TRUE(has(T "current_tracer", "nop"));
+}
+
+TEST_F(snap, poll_counts_only_reads_from_offset_0)
+{
+	int fd;
+
+	ASSERT_EQ(0, snap("P0"));
+	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
+	ASSERT_EQ(0, snap("P1"));
+	ASSERT_TRUE(readable(fd, 2000));
+	/* A read from 0 sees the notification... */
+	ASSERT_EQ(50, read(fd, buf, 50));
+	ASSERT_FALSE(readable(fd, 200));
+	/* ...a read further on does not use up the next one */
+	ASSERT_EQ(0, snap("P2"));
+	read(fd, buf, 50);
+	EXPECT_TRUE(readable(fd, 2000));
+	close(fd);
+}
+
+TEST_F(snap, poll_reports_a_snapshot_file_writable)
+{
+	struct pollfd p = { .events = POLLOUT };
+
+	ASSERT_LE(0, p.fd = open(T "snapshot", O_RDWR));
+	EXPECT_EQ(1, poll(&p, 1, 1000));
+	EXPECT_TRUE(p.revents & POLLOUT);
+	close(p.fd);
+	ASSERT_LE(0, p.fd = open(T "snapshot", O_WRONLY));
+	p.revents = 0;
+	EXPECT_EQ(1, poll(&p, 1, 1000));
+	EXPECT_TRUE(p.revents & POLLOUT);
+	close(p.fd);
+}
+
+/* A blocking read of per_cpu/cpu0/snapshot_raw; 0 once it returned data */
+static int read_snapshot_raw(void)
+{
+	static char page[1 << 16];
+	int fd = open(T "per_cpu/cpu0/snapshot_raw", O_RDONLY);
+
+	if (fd < 0)
+		return 2;
+	alarm(5);
+	return read(fd, page, sizeof(page)) > 0 ? 0 : 1;
+}
+
+TEST_F(snap, a_blocked_snapshot_raw_reader_is_woken_at_depth_above_1)
+{
+	pid_t pid;
+	int status;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_EQ(0, wr(T "snapshot", "2"));
+	pid = fork();
+	if (pid == 0)
+		_exit(read_snapshot_raw());
+	usleep(500 * 1000);
+	ASSERT_EQ(0, snap("RAW"));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("the reader was not woken in 5 s");
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* Instances with a history, triggers and snapshots, created and removed */
+TEST_F(snap, instances_come_and_go_with_their_history)
+{
+	const char *I = T "instances/hist_loop/";
+	char p[128];
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		rmdir(T "instances/hist_loop");
+		ASSERT_EQ(0, mkdir(T "instances/hist_loop", 0755));
+		snprintf(p, sizeof(p), "%ssnapshot_depth", I);
+		ASSERT_EQ(0, wr(p, i % 2 ? "3" : "1"));
+		snprintf(p, sizeof(p), "%sevents/ftrace/print/trigger", I);
+		ASSERT_EQ(0, wr(p, "snapshot"));
+		snprintf(p, sizeof(p), "%strace_marker", I);
+		wr(p, "instance hit");
+		wr(p, "instance hit");
+		snprintf(p, sizeof(p), "%ssnapshot", I);
+		ASSERT_EQ(0, wr(p, "1"));
+		ASSERT_EQ(0, rmdir(T "instances/hist_loop"));
+	}
 }
 
 TEST_HARNESS_MAIN
