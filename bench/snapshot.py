@@ -5,12 +5,16 @@
    guest) with 1 MB and 64 MB per CPU, at depth 1 and depth 8, on the lab
    kernel; depth 1 on stock as well. The live buffer is filled first.
    Goal: 64 MB / 1 MB <= 1.2 at each depth.
+   Goals: depth 1 <= 1.05 x stock, depth 8 <= 1.1 x depth 1.
 2. trace_marker write rate, lab against stock, booted alternately
    (lab, stock, stock, lab): what the snapshot hooks cost a tracing hot
    path.
+3. Burst: trace_marker writes as fast as one task goes, each a hit of a
+   "snapshot" trigger on ftrace:print, at depth 1 and 8 (lab only): the
+   hits a second, and how many became snapshots (all, or it is a bug).
 
-The guest has 2 CPUs and 3 GB: 64 MB per CPU at depth 8 is ten buffers
-(live, 8 snapshots, spare) per CPU. Everything runs under TCG.
+The guest has 2 CPUs and 3 GB: 64 MB per CPU at depth 8 is nine buffers
+(live and 8 snapshots) per CPU. Everything runs under TCG.
 
 Usage: bench/snapshot.py [TAKES] [MARKER_RUNS_PER_BOOT] [MARKERS]
 """
@@ -67,6 +71,16 @@ for kernel in ("lab", "stock"):
         us = [float(x) for x in re.findall(r"take_us ([\d.]+)", block)]
         take[f"{kernel} {kb // 1024}MB depth{d}"] = stats(us)
 
+bursts = int(os.environ.get("BURST_HITS", "20000"))
+burst = {}
+text = boot("lab", "; ".join(f"echo case {d}; {rel} burst {d} {bursts}" for d in (1, 8)),
+            f"bursts of {bursts} trigger hits")
+for block in text.split("case ")[1:]:
+    d = int(block.split()[0])
+    m = re.search(r"burst_per_s (\d+) taken (-?\d+) of (\d+)", block)
+    burst[f"depth{d}"] = {"hits_per_s": int(m.group(1)), "taken": int(m.group(2)),
+                          "hits": int(m.group(3))}
+
 rate = {"lab": [], "stock": []}
 for kernel in ("lab", "stock", "stock", "lab"):
     script = "; ".join([f"{rel} marker {markers}"] * mruns)
@@ -81,6 +95,13 @@ for kernel, d in (("lab", 1), ("lab", 8), ("stock", 1)):
     small, big = take[f"{kernel} 1MB depth{d}"], take[f"{kernel} 64MB depth{d}"]
     ratios[f"{kernel} depth{d}"] = big["median"] / small["median"]
     print(f"  {kernel} depth {d}: 64 MB / 1 MB = {ratios[f'{kernel} depth{d}']:.2f} (goal <= 1.2)")
+for name, (a, b) in {"lab depth1 / stock depth1": ("lab 1MB depth1", "stock 1MB depth1"),
+                     "lab depth8 / lab depth1": ("lab 1MB depth8", "lab 1MB depth1")}.items():
+    ratios[name] = take[a]["median"] / take[b]["median"]
+    print(f"  {name}: {ratios[name]:.2f} (1 MB)")
+print("\nBurst of trigger hits (one task writing trace_marker, lab):")
+for name, b in burst.items():
+    print(f"  {name}: {b['hits_per_s']} hits/s, {b['taken']} snapshots of {b['hits']} hits")
 rs = {k: stats(v) for k, v in rate.items()}
 marker_ratio = rs["lab"]["median"] / rs["stock"]["median"]
 print("\ntrace_marker writes per second (64-byte lines, TCG):")
@@ -89,6 +110,6 @@ for k, s in rs.items():
 print(f"  lab / stock = {marker_ratio:.3f}")
 with open(os.path.join(out_dir, "snapshot.json"), "w") as f:
     json.dump({"date": time.strftime("%Y-%m-%d %H:%M"), "tcg": True, "smp": 2,
-               "take_us": take, "size_ratios": ratios, "marker_per_s": rs,
+               "take_us": take, "ratios": ratios, "burst": burst, "marker_per_s": rs,
                "marker_ratio_lab_to_stock": marker_ratio}, f, indent=1)
 print(f"\nwritten: {os.path.relpath(os.path.join(out_dir, 'snapshot.json'), TOP)}")

@@ -5,13 +5,18 @@
  *   snapshot_bench take SIZE_KB DEPTH N
  *	Sets buffer_size_kb and snapshot_depth (DEPTH 1 only touches
  *	nothing, so that it runs on the stock kernel too), fills the live
- *	buffer, and times N writes of "1" to "snapshot", 100 ms apart so that
- *	the history's spare is cleared between two of them. Prints one line
- *	per write: "take_us <microseconds>".
+ *	buffer, and times N writes of "1" to "snapshot", 100 ms apart. Prints
+ *	one line per write: "take_us <microseconds>".
  *
  *   snapshot_bench marker N
  *	Writes N 64-byte lines to trace_marker and prints
  *	"marker_per_s <rate>".
+ *
+ *   snapshot_bench burst DEPTH N
+ *	With a "snapshot" trigger on ftrace:print at DEPTH (lab kernel
+ *	only: it reads the "# snapshot: #N" header), writes N lines to
+ *	trace_marker as fast as it can: each is a trigger hit. Prints
+ *	"burst_per_s <hits a second> taken <snapshots> of <hits>".
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -121,12 +126,66 @@ static int marker_rate(long n)
 	return 0;
 }
 
+/* N in the "# snapshot: #N" header of "snapshot", or -1 */
+static long snap_no(void)
+{
+	static char buf[1 << 16];
+	ssize_t n;
+	long no = -1;
+	char *p;
+	int fd = open(T "snapshot", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	p = strstr(buf, "# snapshot: #");
+	if (p)
+		sscanf(p, "# snapshot: #%ld", &no);
+	return no;
+}
+
+static int burst(int depth, long n)
+{
+	char val[32], line[64];
+	double t0, dt;
+	long i, n0, n1;
+	int fd;
+
+	snprintf(val, sizeof(val), "%d", depth);
+	wr(T "snapshot_depth", val);
+	wr(T "snapshot", "1");
+	wr(T "events/ftrace/print/trigger", "snapshot");
+	fd = open(T "trace_marker", O_WRONLY);
+	if (fd < 0)
+		return 1;
+	n0 = snap_no();
+	memset(line, 'b', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	t0 = now_us();
+	for (i = 0; i < n; i++)
+		if (write(fd, line, sizeof(line)) < 0)
+			return 1;
+	dt = now_us() - t0;
+	close(fd);
+	wr(T "events/ftrace/print/trigger", "!snapshot");
+	n1 = snap_no();
+	printf("burst_per_s %.0f taken %ld of %ld\n", n / dt * 1e6, n1 - n0, n);
+	wr(T "snapshot", "0");
+	wr(T "snapshot_depth", "1");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 4 && !strcmp(argv[1], "burst"))
+		return burst(atoi(argv[2]), atol(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "take"))
 		return take(atol(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "marker"))
 		return marker_rate(atol(argv[2]));
-	fprintf(stderr, "usage: %s take SIZE_KB DEPTH N | marker N\n", argv[0]);
+	fprintf(stderr, "usage: %s take SIZE_KB DEPTH N | marker N | burst DEPTH N\n",
+		argv[0]);
 	return 2;
 }

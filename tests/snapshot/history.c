@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -454,7 +455,7 @@ static int fill_after_rotations(const char *prefix)
 	return count(T "trace", prefix);
 }
 
-TEST_F(snap, buffer_size_kb_resizes_every_buffer_of_the_history)
+TEST_F_TIMEOUT(snap, buffer_size_kb_resizes_every_buffer_of_the_history, 300)
 {
 	int small, large;
 
@@ -676,7 +677,10 @@ TEST_F(snap, a_burst_of_trigger_hits_gives_one_snapshot_each_in_order)
 	EXPECT_TRUE(has(T "events/ftrace/print/trigger", "snapshot:count=0"));
 }
 
-/* A child that sleeps and wakes for @secs, so that it switches out often */
+/*
+ * A child named "snapswitch" that sleeps and wakes for @secs, so that it
+ * switches out often.
+ */
 static pid_t start_switcher(int secs)
 {
 	pid_t pid = fork();
@@ -684,8 +688,16 @@ static pid_t start_switcher(int secs)
 	if (pid == 0) {
 		time_t end = time(NULL) + secs;
 
+		prctl(PR_SET_NAME, "snapswitch");
 		while (time(NULL) < end)
 			usleep(200);
+		/*
+		 * waitpid() returns before the last switch out of a dead
+		 * task: that one must not be a hit, or it races with the
+		 * removal of the triggers.
+		 */
+		prctl(PR_SET_NAME, "snapdone");
+		usleep(50 * 1000);
 		_exit(0);
 	}
 	return pid;
@@ -702,10 +714,10 @@ static long hitcount(const char *path)
 	return n;
 }
 
-TEST_F(snap, a_hot_conditional_trigger_takes_a_snapshot_per_hit)
+TEST_F_TIMEOUT(snap, a_hot_conditional_trigger_takes_a_snapshot_per_hit, 120)
 {
 	const char *ev = T "events/sched/sched_switch/";
-	char trig[128], path[128];
+	char path[128];
 	long n0, n1, hits;
 	pid_t pid;
 
@@ -714,22 +726,19 @@ TEST_F(snap, a_hot_conditional_trigger_takes_a_snapshot_per_hit)
 	ASSERT_EQ(0, wr(T "snapshot_depth", "4"));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	ASSERT_LT(0, n0 = snap_no(T "snapshot"));
+	/* The same filter counts the hits in a hist trigger; both first */
+	snprintf(path, sizeof(path), "%strigger", ev);
+	ASSERT_EQ(0, wr(path, "hist:keys=prev_pid if prev_comm == \"snapswitch\""));
+	ASSERT_EQ(0, wr_append(path, "snapshot if prev_comm == \"snapswitch\""));
 	pid = start_switcher(10);
 	ASSERT_LT(0, pid);
-	/* The same filter counts the hits in a hist trigger */
-	snprintf(path, sizeof(path), "%strigger", ev);
-	snprintf(trig, sizeof(trig), "hist:keys=prev_pid if prev_pid == %d", pid);
-	ASSERT_EQ(0, wr(path, trig));
-	snprintf(trig, sizeof(trig), "snapshot if prev_pid == %d", pid);
-	ASSERT_EQ(0, wr_append(path, trig));
 	waitpid(pid, NULL, 0);
-	wr_append(path, "!snapshot");
+	wr_append(path, "!snapshot if prev_comm == \"snapswitch\"");
 	n1 = snap_no(T "snapshot");
 	snprintf(path, sizeof(path), "%shist", ev);
 	hits = hitcount(path);
 	snprintf(path, sizeof(path), "%strigger", ev);
-	snprintf(trig, sizeof(trig), "!hist:keys=prev_pid if prev_pid == %d", pid);
-	wr_append(path, trig);
+	wr_append(path, "!hist:keys=prev_pid if prev_comm == \"snapswitch\"");
 	TH_LOG("%ld hits, %ld snapshots in 10 s", hits, n1 - n0);
 	ASSERT_LT(100, hits);
 	ASSERT_EQ(hits, n1 - n0);
@@ -805,7 +814,7 @@ static int keeps_first_marker(void)
 	return has(T "trace", "ov 0000 ");
 }
 
-TEST_F(snap, overwrite_holds_on_every_buffer_of_the_history)
+TEST_F_TIMEOUT(snap, overwrite_holds_on_every_buffer_of_the_history, 300)
 {
 	int i;
 
@@ -843,7 +852,7 @@ static int kept_after_rotation(void)
 	return count(T "trace", "kept ");
 }
 
-TEST_F(snap, a_failed_resize_leaves_every_buffer_as_it_was)
+TEST_F_TIMEOUT(snap, a_failed_resize_leaves_every_buffer_as_it_was, 300)
 {
 	int i, n, first, kb;
 	int fd;
@@ -980,7 +989,7 @@ TEST_F(snap, a_blocked_snapshot_raw_reader_is_woken_at_depth_above_1)
 }
 
 /* Instances with a history, triggers and snapshots, created and removed */
-TEST_F(snap, instances_come_and_go_with_their_history)
+TEST_F_TIMEOUT(snap, instances_come_and_go_with_their_history, 300)
 {
 	const char *I = T "instances/hist_loop/";
 	char p[128];
