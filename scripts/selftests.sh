@@ -22,3 +22,7 @@ if [ ! -x "$out/badinput_sched" ] || [ "$top/tests/badinput/sched.c" -nt "$out/b
 	echo "selftests: building badinput_sched"
 	gcc -O2 -Wall -I"$src" -o "$out/badinput_sched" "$top/tests/badinput/sched.c" -lpthread
 fi
+if [ ! -x "$out/badinput_snapshot" ] || [ "$top/tests/badinput/snapshot.c" -nt "$out/badinput_snapshot" ]; then
+	echo "selftests: building badinput_snapshot"
+	gcc -O2 -Wall -I"$src" -o "$out/badinput_snapshot" "$top/tests/badinput/snapshot.c"
+fi
