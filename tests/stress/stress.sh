@@ -26,6 +26,13 @@ loop() {	# name, then a command run until the end
 q() { "$@" 2>/dev/null; true; }
 w() { echo "$1" > "$2" 2>/dev/null; true; }
 
+# A hang is a task blocked for 480 s.  At the default 120 s the detector
+# fired on a task waiting for trace_types_lock while a tracer switch
+# (function_graph text patching, stop_machine under KASAN in
+# single-threaded TCG) held it: slow, not stuck, since every loop of that
+# run ended, 312 s after the deadline.  A deadlock still shows at 480 s.
+w 480 /proc/sys/kernel/hung_task_timeout_secs
+
 # Kernel-side setup: schedstats on, events on, kmemleak clean before.
 w 1 /proc/sys/kernel/sched_schedstats
 w 64 $T/buffer_size_kb
