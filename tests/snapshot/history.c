@@ -871,11 +871,17 @@ TEST_F_TIMEOUT(snap, a_failed_resize_leaves_every_buffer_as_it_was, 300)
 	EXPECT_EQ(ENOMEM, wr(T "buffer_size_kb", "1000000000"));
 	ASSERT_LT(0, rd(T "buffer_size_kb"));
 	EXPECT_EQ(kb, atoi(buf));
-	/* Every buffer takes its turn as the live one: all keep the same */
+	/*
+	 * Every buffer takes its turn as the live one: all keep about the
+	 * same.  Time extends make it vary by a few markers (seen: 858 and
+	 * 860 on the debug kernel); a buffer of 256 KB would keep 4 times
+	 * as many.
+	 */
 	first = kept_after_rotation();
 	for (i = 0; i < 4; i++) {
 		n = kept_after_rotation();
-		EXPECT_EQ(first, n) TH_LOG("rotation %d keeps %d, not %d", i, n, first);
+		EXPECT_LT(abs(n - first) * 20, first)
+			TH_LOG("rotation %d keeps %d, not about %d", i, n, first);
 	}
 	ASSERT_LT(100, first);
 	ASSERT_GT(3000, first);
