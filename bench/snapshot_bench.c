@@ -104,24 +104,34 @@ static int take(long size_kb, int depth, int n)
 	return 0;
 }
 
-static int marker_rate(long n)
+/* Writes @n 64-byte lines of @c to @fd; the microseconds it took, or -1 */
+static double write_lines(int fd, long n, char c)
 {
 	char line[64];
-	double t0, dt;
+	double t0 = now_us();
 	long i;
+
+	memset(line, c, sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\n';
+	for (i = 0; i < n; i++)
+		if (write(fd, line, sizeof(line)) < 0)
+			return -1;
+	return now_us() - t0;
+}
+
+static int marker_rate(long n)
+{
 	int fd = open(T "trace_marker", O_WRONLY);
+	double dt;
 
 	if (fd < 0) {
 		perror("trace_marker");
 		return 1;
 	}
-	memset(line, 'm', sizeof(line) - 1);
-	line[sizeof(line) - 1] = '\n';
-	t0 = now_us();
-	for (i = 0; i < n; i++)
-		if (write(fd, line, sizeof(line)) < 0)
-			return 1;
-	dt = now_us() - t0;
+	dt = write_lines(fd, n, 'm');
+	close(fd);
+	if (dt < 0)
+		return 1;
 	printf("marker_per_s %.0f\n", n / dt * 1e6);
 	return 0;
 }
@@ -148,9 +158,9 @@ static long snap_no(void)
 
 static int burst(int depth, long n)
 {
-	char val[32], line[64];
-	double t0, dt;
-	long i, n0, n1;
+	char val[32];
+	long n0, n1;
+	double dt;
 	int fd;
 
 	snprintf(val, sizeof(val), "%d", depth);
@@ -161,14 +171,10 @@ static int burst(int depth, long n)
 	if (fd < 0)
 		return 1;
 	n0 = snap_no();
-	memset(line, 'b', sizeof(line) - 1);
-	line[sizeof(line) - 1] = '\n';
-	t0 = now_us();
-	for (i = 0; i < n; i++)
-		if (write(fd, line, sizeof(line)) < 0)
-			return 1;
-	dt = now_us() - t0;
+	dt = write_lines(fd, n, 'b');
 	close(fd);
+	if (dt < 0)
+		return 1;
 	wr(T "events/ftrace/print/trigger", "!snapshot");
 	n1 = snap_no();
 	printf("burst_per_s %.0f taken %ld of %ld\n", n / dt * 1e6, n1 - n0, n);

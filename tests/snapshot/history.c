@@ -27,10 +27,10 @@
 
 static char buf[BUFSZ];
 
-/* Writes @val to @path; returns 0 or the errno of the write. */
-static int wr(const char *path, const char *val)
+/* Writes @val to @path opened with @flags; returns 0 or the errno. */
+static int wr_flags(const char *path, const char *val, int flags)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC);
+	int fd = open(path, O_WRONLY | flags);
 	int err = 0;
 
 	if (fd < 0)
@@ -39,6 +39,11 @@ static int wr(const char *path, const char *val)
 		err = errno;
 	close(fd);
 	return err;
+}
+
+static int wr(const char *path, const char *val)
+{
+	return wr_flags(path, val, O_TRUNC);
 }
 
 /* Reads @path into buf; returns the length or -1. */
@@ -59,15 +64,7 @@ static ssize_t rd(const char *path)
 /* Like wr(), without O_TRUNC, which removes a trigger file's triggers */
 static int wr_append(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_APPEND);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
+	return wr_flags(path, val, O_APPEND);
 }
 
 static int has(const char *path, const char *needle)
