@@ -16,7 +16,11 @@
 # (build/matrix/NAME), with ccache.
 #
 # A warning a commit prints that base does not (file and message, line
-# numbers aside) fails it.  For the lab config, HEAD's objects are then
+# numbers aside) fails it.  jump-label (the lab config has no
+# CONFIG_JUMP_LABEL: multi-threaded TCG oopses on the int3 of live text
+# patching) also checks, with scripts/check-sis-key.py, that in HEAD's
+# fair.o the default select_idle_sibling() policy pays only a patched-out
+# jump: every load of the policy sits behind the static key.  For the lab config, HEAD's objects are then
 # built again with W=1, and a W=1 warning on a line the series adds fails.
 # Prints KTAP, one test per config (and W=1); logs in build/matrix/.
 set -u
@@ -34,7 +38,8 @@ snapshot-n|CONFIG_TRACER_SNAPSHOT=n CONFIG_TRACER_MAX_TRACE=n CONFIG_IRQSOFF_TRA
 hwlat-only|CONFIG_TRACER_SNAPSHOT=n CONFIG_TRACER_MAX_TRACE=y CONFIG_HWLAT_TRACER=y CONFIG_IRQSOFF_TRACER=n CONFIG_PREEMPT_TRACER=n CONFIG_SCHED_TRACER=n
 ftrace-n|CONFIG_FTRACE=n
 smp-n|CONFIG_SMP=n
-preempt-rt|CONFIG_PREEMPT_RT=y CONFIG_EXPERT=y'
+preempt-rt|CONFIG_PREEMPT_RT=y CONFIG_EXPERT=y
+jump-label|CONFIG_JUMP_LABEL=y'
 
 die() { echo "config-matrix: $*" >&2; exit 2; }
 git -C "$tree" rev-parse -q --verify base >/dev/null || die "no build/linux: run 'make tree'"
@@ -139,6 +144,11 @@ for name in $names; do
 				break
 			fi
 		done
+		if [ -z "$why" ] && [ "$name" = jump-label ]; then
+			"$top/scripts/check-sis-key.py" "$out/kernel/sched/fair.o" > "$out/sis-key.log" ||
+				why="the default select_idle_sibling() path is not just the static key"
+			sed 's/^/# /' "$out/sis-key.log"
+		fi
 	fi
 	report $n "build $name" "${why:+$name: $why}" "$(( $(date +%s) - start ))s"
 done
