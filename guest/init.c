@@ -4,10 +4,11 @@
  *
  * The root filesystem is the host's / over 9p, read-only.  The kernel
  * command line names the repository (labtop=) and a writable run directory
- * (labrun=, 9p tag "labrun") holding cmd.sh and cwd.  We mount the usual
- * filesystems, run "sh cmd.sh" as root with stdout and stderr on the two
- * virtio serial ports, write its exit status to the run directory and
- * reboot, which ends QEMU (-no-reboot).
+ * (labrun=, 9p tag "labrun") holding cmd.sh, cwd and env.  We mount the
+ * usual filesystems, run "sh cmd.sh" as root with stdout and stderr on the
+ * two virtio serial ports, write its exit status to the run directory and
+ * reboot, which ends QEMU (-no-reboot).  With labshell=1 (`lab shell`) the
+ * command gets the serial console instead, as its controlling terminal.
  *
  * A static C program rather than a shell script: every exec over 9p under
  * TCG costs tens of milliseconds, and a script needs dozens.
@@ -114,15 +115,50 @@ static void loopback_up(void)
 	close(s);
 }
 
-static int run_cmd(const char *run)
+/* Set the NUL-separated VAR=VALUE pairs of the run directory's env file. */
+static void load_env(const char *run)
+{
+	static char buf[65536];
+	char path[4096], *p, *eq;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/env", run);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	for (p = buf; p < buf + n; p += strlen(p) + 1) {
+		eq = strchr(p, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		setenv(p, eq + 1, 1);
+	}
+}
+
+static int run_cmd(const char *run, int shell)
 {
 	char path[4096], cwd[4096] = "/";
-	int out = open_port(1), err = open_port(2);
+	int out = -1, err = -1;
 	int status, fd;
 	pid_t pid, w;
 
-	if (out < 0 || err < 0)
-		die("virtio serial ports");
+	if (shell) {
+		out = open("/dev/ttyS0", O_RDWR | O_NOCTTY);
+		err = out;
+		if (out < 0)
+			die("open /dev/ttyS0");
+	} else {
+		out = open_port(1);
+		err = open_port(2);
+		if (out < 0 || err < 0)
+			die("virtio serial ports");
+	}
 	snprintf(path, sizeof(path), "%s/cwd", run);
 	fd = open(path, O_RDONLY);
 	if (fd >= 0) {
@@ -138,20 +174,23 @@ static int run_cmd(const char *run)
 	if (pid < 0)
 		die("fork");
 	if (pid == 0) {
-		int null = open("/dev/null", O_RDONLY);
+		int in = shell ? out : open("/dev/null", O_RDONLY);
 
 		setsid();
+		if (shell && ioctl(out, TIOCSCTTY, 0))
+			say("TIOCSCTTY: %s", strerror(errno));
 		if (chdir(cwd))
 			chdir("/");
-		dup2(null, 0);
+		dup2(in, 0);
 		dup2(out, 1);
 		dup2(err, 2);
 		clearenv();
 		setenv("PATH", "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", 1);
 		setenv("HOME", "/root", 1);
-		setenv("TERM", "dumb", 1);
+		setenv("TERM", shell ? "linux" : "dumb", 1);
 		setenv("LANG", "C.UTF-8", 1);
 		setenv("LAB_OUT", run, 1);
+		load_env(run);
 		execl("/bin/sh", "sh", path, (char *)NULL);
 		_exit(127);
 	}
@@ -208,6 +247,7 @@ int main(void)
 {
 	static const char *const tmpfs[] = { "/tmp", "/run", "/var" };
 	const char *top = getenv("labtop"), *run = getenv("labrun");
+	const char *shell = getenv("labshell");
 	char path[4096], tmp[4096];
 	struct stat st;
 	unsigned int i;
@@ -243,7 +283,7 @@ int main(void)
 
 	sethostname("lab", 3);
 	loopback_up();
-	status = run_cmd(run);
+	status = run_cmd(run, shell && !strcmp(shell, "1"));
 	save_kmsg(run);
 
 	snprintf(tmp, sizeof(tmp), "%s/status.tmp", run);

@@ -16,6 +16,8 @@ import tempfile
 import threading
 import time
 
+from lablib import accel as accel_mod
+
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Exit statuses of `lab run` that are not the command's own.
@@ -111,11 +113,19 @@ def resolve_kernel(kernel):
     return path
 
 
+def vmlinux(kernel):
+    """The vmlinux with symbols next to a kernel's bzImage, for gdb."""
+    path = KERNELS.get(kernel, kernel)
+    return os.path.join(os.path.dirname(path), "../../../vmlinux")
+
+
 def build_init():
     """Compile guest/init.c into a static binary when it is out of date."""
     src = os.path.join(TOP, "guest/init.c")
     exe = os.path.join(TOP, "build/guest-init")
     if not os.path.exists(exe) or os.path.getmtime(exe) < os.path.getmtime(src):
+        if not shutil.which("gcc"):
+            raise LabError("gcc not found, and guest/init.c needs building: run 'make deps'")
         os.makedirs(os.path.dirname(exe), exist_ok=True)
         cc = subprocess.run(["gcc", "-static", "-O2", "-Wall", "-o", exe + ".tmp", src],
                             capture_output=True, text=True)
@@ -129,9 +139,11 @@ class Result:
     def __init__(self, status, kind, rundir, console, splat=None):
         self.status = status    # what `lab run` exits with
         self.kind = kind        # "exit", "panic", "warn", "timeout" or "qemu"
-        self.rundir = rundir
+        self.rundir = rundir    # kept unless the command exited 0 (and not keep)
         self.console = console  # the guest's console log, then its dmesg
         self.splat = splat      # (name, excerpt) of the first splat, or None
+        self.accel = None       # "kvm" or "tcg"
+        self.pinned = []        # [(vcpu, host thread id, host cpu)] with pin
 
     def console_tail(self, lines=25):
         return "\n".join(self.console.rstrip("\n").split("\n")[-lines:])
@@ -184,13 +196,73 @@ def _relay(fd, sink):
             sink.flush()
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def parse_env(pairs):
+    """['VAR=VALUE', ...] -> [(VAR, VALUE)]; LabError names a bad one."""
+    out = []
+    for pair in pairs or []:
+        name, eq, value = pair.partition("=")
+        if not eq or not _ENV_NAME.fullmatch(name) or "\0" in value:
+            raise LabError(f"bad --env '{pair}': want VAR=VALUE, VAR a shell "
+                           "variable name")
+        out.append((name, value))
+    return out
+
+
+def check_command(cmd):
+    """The guest's / is the host's, so a command given by path must exist
+    here too (except under the guest's own tmpfs mounts)."""
+    if "/" not in cmd or re.match(r"/(tmp|run|var|proc|sys|dev)(/|$)", cmd):
+        return
+    if os.path.exists(cmd):
+        return
+    hint = ""
+    if "build/selftests/" in cmd:
+        hint = ": run 'make selftests'"
+    elif cmd.startswith(("build/", os.path.join(TOP, "build/"))):
+        hint = ": it is built by make (see 'make help')"
+    raise LabError(f"no such command {cmd}{hint}")
+
+
+def resolve_accel(accel):
+    """--accel (None: $LAB_ACCEL, else auto) -> ("kvm" | "tcg", note)."""
+    try:
+        return accel_mod.select(accel or os.environ.get("LAB_ACCEL") or "auto")
+    except accel_mod.AccelError as e:
+        raise LabError(str(e)) from None
+
+
 def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         timeout=300, append="", stdout=None, stderr=None, keep=False,
-        tcg="multi"):
-    """Boot `kernel`, run argv in the guest and return a Result."""
+        tcg="multi", accel=None, pin=False, env=None, qemu_args=None,
+        gdb=None, interactive=False, notes=None):
+    """Boot `kernel`, run argv in the guest and return a Result.
+
+    accel: "auto", "kvm", "tcg" or None ($LAB_ACCEL, else auto).  pin: pin
+    each vCPU thread to a host CPU.  env: ["VAR=VALUE"] for the command.
+    qemu_args: extra QEMU arguments.  gdb: a TCP port for QEMU's gdb stub.
+    interactive: the command gets the terminal (the guest's serial
+    console) as stdin, stdout and stderr, as `lab shell` does.  notes: a
+    list that gets the one-line notes for the user (TCG fallback), which
+    are printed on stderr when it is None."""
     if not argv:
         raise LabError("no command given: lab run [OPTIONS] -- CMD [ARGS...]")
     image = resolve_kernel(kernel)
+    check_command(argv[0])
+    env = parse_env(env)
+    use, note = resolve_accel(accel)
+    if note:
+        if notes is None:
+            print(f"lab: {note}", file=sys.stderr, flush=True)
+        else:
+            notes.append(note)
+    if pin and use == "tcg" and tcg == "single":
+        raise LabError("--pin with single-threaded TCG: every vCPU is one "
+                       "host thread; use --tcg multi or KVM")
+    if gdb is not None and not 1 <= gdb <= 65535:
+        raise LabError(f"bad --gdb port {gdb}: want 1..65535")
     if smp is not None:
         if smp < 1 or smp > 64:
             raise LabError(f"bad --smp {smp}: want 1..64")
@@ -212,6 +284,10 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         f.write("exec " + shlex.join(argv) + "\n")
     with open(os.path.join(rundir, "cwd"), "w") as f:
         f.write(os.getcwd() + "\n")
+    if env:
+        # NUL-separated VAR=VALUE, set by guest/init.c after its defaults.
+        with open(os.path.join(rundir, "env"), "w") as f:
+            f.write("".join(f"{k}={v}\0" for k, v in env))
     console = os.path.join(rundir, "console.log")
 
     cmdline = " ".join([
@@ -221,18 +297,26 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         "root=/dev/root", "rootfstype=9p",
         "rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose",
         "ro", f"init={build_init()}", f"labtop={TOP}", f"labrun={rundir}",
-        FAST_BOOT, KERNEL_APPEND.get(kernel, ""), append]).strip()
+        FAST_BOOT if use == "tcg" else "",
+        "labshell=1 quiet" if interactive else "",
+        "nokaslr" if gdb is not None else "",
+        KERNEL_APPEND.get(kernel, ""), append])
+    cmdline = " ".join(cmdline.split())
 
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
     ncpu = sockets * cores * threads
     qargs = [
         qemu, "-nodefaults", "-no-user-config", "-nographic", "-no-reboot",
-        "-accel", f"tcg,thread={tcg}", "-cpu", "max,topoext=on",
+        *(["-accel", "kvm", "-cpu", "host"] if use == "kvm" else
+          ["-accel", f"tcg,thread={tcg}", "-cpu", "max,topoext=on"]),
         "-machine", "pc", "-bios", "qboot.rom", "-m", mem,
         "-smp", f"{ncpu},sockets={sockets},cores={cores},threads={threads}",
         "-kernel", image, "-append", cmdline,
-        "-serial", f"file:{console}",
+        # The console: a log file; with `lab shell` also the terminal.
+        *(["-chardev", f"stdio,id=con,signal=off,logfile={console}",
+           "-serial", "chardev:con"] if interactive else
+          ["-serial", f"file:{console}"]),
         "-fsdev", "local,id=root,path=/,security_model=none,multidevs=remap,readonly=on",
         "-device", "virtio-9p-pci,fsdev=root,mount_tag=/dev/root",
         "-fsdev", f"local,id=run,path={rundir},security_model=none",
@@ -247,11 +331,31 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         # guest/init.c remounts the repository over the guest's tmpfs.
         qargs += ["-fsdev", f"local,id=top,path={TOP},security_model=none,readonly=on",
                   "-device", "virtio-9p-pci,fsdev=top,mount_tag=labtop"]
+    qmp = os.path.join(rundir, "qmp.sock")
+    if pin:
+        qargs += ["-qmp", f"unix:{qmp},server=on,wait=off"]
+    if gdb is not None:
+        qargs += ["-gdb", f"tcp::{gdb}"]
+    qargs += qemu_args or []
+    with open(os.path.join(rundir, "qemu.cmd"), "w") as f:
+        f.write(shlex.join(qargs) + "\n")
     qlog = open(os.path.join(rundir, "qemu.log"), "wb")
-    proc = subprocess.Popen(qargs, stdin=subprocess.DEVNULL, stdout=qlog,
-                            stderr=subprocess.STDOUT, pass_fds=(out_w, err_w))
+    proc = subprocess.Popen(qargs, stdin=None if interactive else subprocess.DEVNULL,
+                            stdout=None if interactive else qlog,
+                            stderr=qlog, pass_fds=(out_w, err_w))
     os.close(out_w)
     os.close(err_w)
+    pinned = []
+    if pin:
+        try:
+            plan = accel_mod.pin_plan(cores, threads, accel_mod.host_cpus_by_core())
+            pinned = accel_mod.pin_vcpus(qmp, plan)
+        except (accel_mod.AccelError, OSError) as e:
+            proc.kill()
+            proc.wait()
+            raise LabError(f"--pin: cannot pin the vCPU threads: {e}") from None
+        with open(os.path.join(rundir, "pinning"), "w") as f:
+            f.writelines(f"vcpu {v} thread {t} host-cpu {c}\n" for v, t, c in pinned)
     relays = [threading.Thread(target=_relay, args=a, daemon=True)
               for a in ((out_r, stdout), (err_r, stderr))]
     for t in relays:
@@ -259,7 +363,7 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     watch = _SplatWatch(console, proc)
     watch.start()
     try:
-        proc.wait(timeout=timeout)
+        proc.wait(timeout=timeout or None)
         timed_out = False
     except subprocess.TimeoutExpired:
         proc.kill()
@@ -300,6 +404,7 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         with open(os.path.join(rundir, "qemu.log"), errors="replace") as f:
             qtext = f.read()
         res = Result(EXIT_QEMU, "qemu", rundir, text + qtext)
-    if res.kind == "exit" and not keep:
+    res.accel, res.pinned = use, pinned
+    if res.kind == "exit" and res.status == 0 and not keep:
         shutil.rmtree(rundir, ignore_errors=True)
     return res
