@@ -6,17 +6,33 @@ SHELL := /bin/sh
 TREE := build/linux
 
 help:
-	@echo "make deps          install the Debian packages the lab needs (root)"
-	@echo "make demo          build, boot and run the main demo"
-	@echo "make check         build and run every test suite in the guest"
-	@echo "make kernels       build the lab (base + patches/) and stock kernels"
-	@echo "make kernel-debug  build the debug kernel: lab + lockdep, KASAN, UBSAN, ..."
-	@echo "make ftracetest    the whole ftracetest suite on lab and stock, compared"
-	@echo "make apply         re-apply patches/ onto a fresh base in $(TREE)"
-	@echo "make export        write $(TREE) base..HEAD back into patches/"
-	@echo "make stress        the debug kernel under everything at once, DURATION=600 s"
-	@echo "make matrix        build every commit under the config matrix (scripts/config-matrix.sh)"
-	@echo "./lab run -- CMD   run CMD in the lab kernel (./lab --help)"
+	@echo "targets:"
+	@echo "  make deps          install the Debian packages the lab needs (root)"
+	@echo "  make demo          build, boot and run the main demo (RUNS, DURATION, ACCEL)"
+	@echo "  make check         build and run every test suite in the guest (SUITES, ACCEL, JSON)"
+	@echo "  make kernels       build the lab (base + patches/) and stock kernels"
+	@echo "  make kernel-lab    build the lab kernel only; kernel-stock the stock one"
+	@echo "  make kernel-debug  build the debug kernel: lab + lockdep, KASAN, UBSAN, ..."
+	@echo "  make selftests     build the kselftest binaries the suites run"
+	@echo "  make checkpatch    checkpatch --strict on every patch of patches/"
+	@echo "  make ftracetest    the whole ftracetest suite on lab and stock, compared (FRESH)"
+	@echo "  make tree          unpack Debian's linux-source-6.12 into $(TREE), apply patches/"
+	@echo "  make apply         re-apply patches/ onto a fresh base in $(TREE)"
+	@echo "  make export        write $(TREE) base..HEAD back into patches/"
+	@echo "  make stress        the debug kernel under everything at once (DURATION, default 600 s)"
+	@echo "  make matrix        build every commit under the config matrix (scripts/config-matrix.sh)"
+	@echo "  make clean         remove run directories and check logs; distclean all of build/"
+	@echo "variables:"
+	@echo "  RUNS=3             demo: runs per case"
+	@echo "  DURATION=10        demo: seconds per tbench run; stress: seconds of stress"
+	@echo "  ACCEL=auto         demo, check: auto (KVM when usable, else TCG), kvm or tcg"
+	@echo "  SUITES=...         check: the suites to run, SUITE or SUITE:GLOB (default: all but stress)"
+	@echo "  JSON=FILE          check: also write a KernelCI KCIDB report"
+	@echo "  FRESH=1            ftracetest: rerun both kernels instead of reusing logs"
+	@echo "  ALL=1              scripts/config-matrix.sh: every commit, not HEAD only"
+	@echo "suites (./lab check --list shows their tests):"
+	@./lab check --help | sed -n '/^suites:/,/^$$/p' | sed '1d;/^$$/d'
+	@echo "the lab: ./lab run -- CMD, ./lab shell, ./lab check (./lab --help)"
 
 deps:
 	@scripts/deps.sh
@@ -49,7 +65,7 @@ selftests: tree
 	@scripts/selftests.sh
 
 check: kernels kernel-debug selftests
-	@./lab check
+	@./lab check $(if $(ACCEL),--accel $(ACCEL)) $(if $(JSON),--json $(JSON)) $(SUITES)
 
 # The debug kernel under everything at once (tests/stress/stress.sh).
 # make check runs it for 60 s.
@@ -67,7 +83,7 @@ DURATION ?= 10
 # make stress DURATION=...: seconds of stress (default 600).
 STRESS_DURATION = $(if $(filter command line,$(origin DURATION)),$(DURATION),600)
 demo: kernels
-	@demo/demo.py --runs $(RUNS) --duration $(DURATION)
+	@demo/demo.py --runs $(RUNS) --duration $(DURATION) $(if $(ACCEL),--accel $(ACCEL))
 
 clean:
 	rm -rf build/runs build/check

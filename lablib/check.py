@@ -1,23 +1,37 @@
 """Run the test suites and summarise them (`./lab check`, `make check`).
 
-Every suite is a host command whose stdout is KTAP.  Guest suites are
-`./lab run -- CMD`; a guest crash, hang or QEMU failure makes the suite
-fail, whatever it printed before.  The last line is `N passed, N failed`.
+Every suite is a host command whose stdout is KTAP; its stderr is kept
+apart, so that no stray line can split a result line.  Guest suites are
+`./lab run -- CMD`; a guest crash, splat, hang or QEMU failure makes the
+suite fail, whatever it printed before.
+
+The output is one KTAP document: `KTAP version 1`, a plan, and per suite
+its own KTAP nested (indented, with `# Subtest: NAME`) and `ok N NAME` or
+`not ok N NAME`.  Then a summary in `#` lines, and last `N passed, N
+failed`.  --json FILE writes the same results as a KernelCI KCIDB report
+(schema v5), which KernelCI's kcidb tools ingest as they are.
 """
 
+import datetime
 import fnmatch
+import hashlib
+import json
 import os
+import re
 import subprocess
 import sys
+import threading
 import time
 
+from lablib import accel as accel_mod
 from lablib import guest, ktap
 
 TOP = guest.TOP
 LAB = os.path.join(TOP, "lab")
 
 # name -> (what it checks, host command printing KTAP); {kernel} is the
-# kernel under test.
+# kernel under test.  How SUITE:GLOB picks tests depends on the command
+# (see KIND below).
 SUITES = {
     "lab": ("the lab itself: topology, exit status, crash and hang reports, 9p",
             [sys.executable, "tests/lab/selftest.py"]),
@@ -63,6 +77,8 @@ SUITES = {
                 "tests/stress/stress.sh", "60"]),
     "matrix": ("the series at HEAD under the config matrix: builds, no new warning",
                ["scripts/config-matrix.sh"]),
+    "article": ("the 3.9 article beyond the seeds: unpadded trace events, trace-cmd, perf stat -I",
+                [LAB, "run", "--kernel", "{kernel}", "--", "tests/article/article.sh"]),
     "demo": ("a smoke run of make demo: numbers, results.json, placement.png",
              [sys.executable, "tests/demo/smoke.py"]),
 }
@@ -81,8 +97,112 @@ NOT_BY_DEFAULT = {
 # by design, and skips are only listed.
 EXPECTED_SKIPS = {
     "sched-nosmt": {"sis.modern_busy_prev_scans_for_idle_core":
-                    "no SMT siblings, so no idle-core scan"},
+                    "no SMT siblings, so no idle-core scan",
+                    "sis.modern_stale_idle_core_hint_is_labelled_idle_cpu":
+                    "no SMT siblings, so no idle-core hint"},
 }
+
+
+# How a suite's tests are listed and picked.  "harness": a kselftest
+# binary (the last argument), listed with -l, picked with -r FIXTURE:TEST;
+# "host": a Python suite of lablib.ktap.run_tests ($LAB_TEST_LIST,
+# $LAB_TEST_GLOB); "ftracetest": case names as arguments.  Other suites are
+# one script and run whole.
+KIND = {
+    "lab": "host", "demo": "host",
+    "sched": "harness", "sched-4x2": "harness", "sched-nosmt": "harness",
+    "history": "harness", "history-debug": "harness",
+    "badinput": "harness", "badinput-snapshot": "harness",
+    "ftracetest": "ftracetest",
+}
+
+# The ftracetest cases of tests/snapshot/ftracetest.sh.
+FTRACETEST_CASES = [
+    "00basic/snapshot", "00basic/snapshot1", "trigger/trigger-snapshot",
+    "trigger/trigger-trace-marker-snapshot",
+    "trigger/inter-event/trigger-snapshot-action-hist",
+    "00basic/snapshot_history", "trigger/trigger-snapshot-burst",
+]
+
+
+class CheckError(Exception):
+    """A bad request to lab check; the message says how to fix it."""
+
+
+def list_tests(name):
+    """The test names of a suite, or None if it runs as one script."""
+    kind = KIND.get(name)
+    argv = SUITES[name][1]
+    if kind == "harness":
+        exe = os.path.join(TOP, argv[-1])
+        if not os.access(exe, os.X_OK):
+            raise CheckError(f"no {argv[-1]}: run 'make selftests'")
+        p = subprocess.run([exe, "-l"], capture_output=True, text=True)
+        names, fixture = [], ""
+        for line in p.stderr.splitlines():
+            if line.startswith(("#", "---")) or not line.strip():
+                continue
+            words = line.split()
+            if not line[0].isspace():
+                fixture = words[0]
+                words = words[1:]
+            if words:
+                names.append(f"{fixture}.{words[-1]}")
+        return names
+    if kind == "host":
+        p = subprocess.run(argv, cwd=TOP, capture_output=True, text=True,
+                           env=dict(os.environ, LAB_TEST_LIST="1"))
+        return p.stdout.split()
+    if kind == "ftracetest":
+        return list(FTRACETEST_CASES)
+    return None
+
+
+def pick(name, glob):
+    """(extra argv, extra env) that run only the tests of suite `name`
+    matching glob."""
+    names = list_tests(name)
+    if names is None:
+        raise CheckError(f"{name}:{glob}: suite {name} runs as one script and "
+                         f"cannot pick tests; run it whole: ./lab check {name}")
+    chosen = [n for n in names if fnmatch.fnmatchcase(n, glob)]
+    if not chosen:
+        raise CheckError(f"{name}:{glob}: no test of {name} matches; "
+                         f"see ./lab check --list {name}")
+    kind = KIND[name]
+    if kind == "harness":
+        return [a for n in chosen for a in ("-r", n.replace(".", ":", 1))], {}
+    if kind == "ftracetest":
+        return chosen, {}
+    return [], {"LAB_TEST_GLOB": glob}
+
+
+def list_suites(names):
+    try:
+        for spec in names or list(SUITES):
+            name = spec.partition(":")[0]
+            if name not in SUITES:
+                raise CheckError(f"unknown suite {name}; known: {', '.join(SUITES)}")
+            note = f"  (not run by default: {NOT_BY_DEFAULT[name]})" \
+                if name in NOT_BY_DEFAULT else ""
+            print(f"{name}: {SUITES[name][0]}{note}")
+            tests = list_tests(name)
+            if tests is None:
+                print("  (one script; SUITE:GLOB does not apply)")
+            for t in tests or []:
+                print(f"  {t}")
+    except CheckError as e:
+        print(f"lab check: {e}", file=sys.stderr)
+        return guest.EXIT_USAGE
+    return 0
+
+
+def suites_help():
+    rows = [f"  {n:<18} {d}" + (" [not by default]" if n in NOT_BY_DEFAULT else "")
+            for n, (d, _) in SUITES.items()]
+    return "suites:\n" + "\n".join(rows) + (
+        "\n\nSUITE:GLOB picks tests by name (./lab check --list shows them), "
+        "e.g.\n  ./lab check 'sched:sis.v3_9_*' 'ftracetest:00basic/*'\n")
 
 
 def unexpected_skips(name, rep, kernel):
@@ -94,67 +214,222 @@ def unexpected_skips(name, rep, kernel):
             if status == "skip" and not any(fnmatch.fnmatchcase(test, g) for g in allowed)]
 
 
-def run_suite(name, argv, kernel, logdir):
-    env = dict(os.environ, LAB_KERNEL=kernel)
-    start = time.time()
-    print(f"# suite {name}: {SUITES[name][0]}", flush=True)
-    proc = subprocess.Popen(argv, cwd=TOP, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, errors="replace")
-    lines = []
-    for line in proc.stdout:
-        lines.append(line)
-        sys.stdout.write("  " + line)
+_VERSION = re.compile(r"^\s*(K?TAP) version \d+\s*$")
+
+
+class Suite:
+    def __init__(self, name, num):
+        self.name, self.num = name, num
+        self.rep = None
+        self.problems = []
+        self.secs = 0.0
+        self.start = None
+        self.stdout_log = os.path.join(LOGDIR, f"{name}.log")
+        self.stderr_log = os.path.join(LOGDIR, f"{name}.stderr.log")
+        self.rundirs = []
+
+    @property
+    def ok(self):
+        return not self.problems and not self.rep.count("fail")
+
+
+LOGDIR = os.path.join(TOP, "build/check")
+_print_lock = threading.Lock()
+
+
+def emit(line):
+    with _print_lock:
+        sys.stdout.write(line + "\n")
         sys.stdout.flush()
+
+
+def run_suite(suite, argv, env, kernel):
+    """Run one suite, printing its KTAP nested; fill in suite's results."""
+    suite.start = datetime.datetime.now(datetime.timezone.utc)
+    t0 = time.time()
+    emit("  KTAP version 1")
+    emit(f"  # Subtest: {suite.name}")
+    emit(f"  # {SUITES[suite.name][0]}")
+    proc = subprocess.Popen(argv, cwd=TOP, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, errors="replace")
+    err_lines = []
+
+    def drain_stderr():
+        for line in proc.stderr:
+            err_lines.append(line)
+            emit("  # " + line.rstrip("\n"))
+
+    t = threading.Thread(target=drain_stderr, daemon=True)
+    t.start()
+    out_lines, seen_version = [], False
+    for line in proc.stdout:
+        out_lines.append(line)
+        line = line.rstrip("\n")
+        if not seen_version and _VERSION.match(line):
+            seen_version = True
+            continue
+        emit("  " + (line if seen_version or line.startswith("#") else "# " + line))
     status = proc.wait()
-    text = "".join(lines)
-    with open(os.path.join(logdir, f"{name}.log"), "w") as f:
+    t.join()
+    suite.secs = time.time() - t0
+    text, err = "".join(out_lines), "".join(err_lines)
+    with open(suite.stdout_log, "w") as f:
         f.write(text)
-    rep = ktap.parse(text)
-    problems = rep.problems() + unexpected_skips(name, rep, kernel)
+    with open(suite.stderr_log, "w") as f:
+        f.write(err)
+    suite.rundirs = re.findall(r"kept in (\S+)", err)
+    suite.rep = rep = ktap.parse(text)
+    suite.problems = rep.problems() + unexpected_skips(suite.name, rep, kernel)
     if status == guest.EXIT_WARN:
-        problems.append(f"the kernel warned (exit {status}): a splat, whatever the KTAP said")
+        suite.problems.append(f"the kernel warned (exit {status}): a splat, "
+                              "whatever the KTAP said")
     elif status in (guest.EXIT_PANIC, guest.EXIT_TIMEOUT, guest.EXIT_QEMU):
-        problems.append(f"the guest crashed, hung or failed (exit {status})")
+        suite.problems.append(f"the guest crashed, hung or failed (exit {status})")
     elif status != 0 and not rep.count("fail"):
-        problems.append(f"exited {status} without a failed test")
-    return rep, problems, time.time() - start
+        suite.problems.append(f"exited {status} without a failed test")
+    for why in suite.problems:
+        emit(f"  # problem: {why}")
+    emit(f"{'ok' if suite.ok else 'not ok'} {suite.num} {suite.name}")
 
 
-def main(names, kernel="lab"):
-    if not names:
-        names = [n for n in SUITES if n not in NOT_BY_DEFAULT]
-        for n, why in NOT_BY_DEFAULT.items():
-            print(f"# not run by default: {n}: {why}", flush=True)
-    unknown = [n for n in names if n not in SUITES]
-    if unknown:
-        print(f"lab check: unknown suite(s) {', '.join(unknown)}; "
-              f"known: {', '.join(SUITES)}", file=sys.stderr)
+def parse_specs(specs):
+    """['sched:sis.v3_9_*', 'lab'] -> [(name, glob or None)]."""
+    out = []
+    for spec in specs:
+        name, colon, glob = spec.partition(":")
+        if name not in SUITES:
+            raise CheckError(f"unknown suite {name}; known: {', '.join(SUITES)} "
+                             "(./lab check --list)")
+        if colon and not glob:
+            raise CheckError(f"{spec}: empty test glob; want SUITE:GLOB")
+        out.append((name, glob or None))
+    return out
+
+
+def main(names, kernel="lab", json_path=None, accel=None):
+    try:
+        specs = parse_specs(names)
+        if not specs:
+            specs = [(n, None) for n in SUITES if n not in NOT_BY_DEFAULT]
+        picks = {name: pick(name, glob) if glob else ([], {}) for name, glob in specs}
+        use, note = accel_mod.select(accel or os.environ.get("LAB_ACCEL") or "auto")
+    except (CheckError, accel_mod.AccelError) as e:
+        print(f"lab check: {e}", file=sys.stderr)
         return guest.EXIT_USAGE
-    logdir = os.path.join(TOP, "build/check")
-    os.makedirs(logdir, exist_ok=True)
-    passed = failed = skipped = 0
-    rows = []
-    for name in names:
-        argv = [a.replace("{kernel}", kernel) for a in SUITES[name][1]]
-        rep, problems, secs = run_suite(name, argv, kernel, logdir)
-        p, f, s = rep.count("pass"), rep.count("fail"), rep.count("skip")
-        f += len(problems)
-        passed, failed, skipped = passed + p, failed + f, skipped + s
-        rows.append((name, p, f, s, secs, problems,
-                     [r[1] for r in rep.results if r[0] == "fail"],
-                     [r[1] + (f" ({r[2]})" if r[2] else "")
-                      for r in rep.results if r[0] == "skip"]))
-    print(f"\n# summary (kernel: {kernel}; logs in build/check/)")
-    for name, p, f, s, secs, problems, fails, skips in rows:
-        print(f"#   {name:<12} {p:4d} passed {f:4d} failed {s:4d} skipped  {secs:6.1f}s")
-        for why in fails:
-            print(f"#     failed: {why}")
-        for why in skips:
-            print(f"#     skipped: {why}")
-        for why in problems:
+    if note:
+        print(f"lab check: {note}", file=sys.stderr, flush=True)
+    os.makedirs(LOGDIR, exist_ok=True)
+    print("KTAP version 1")
+    if not names:
+        for n, why in NOT_BY_DEFAULT.items():
+            print(f"# not run by default: {n}: {why}")
+    print(f"# kernel {kernel}, accelerator {use}; logs in {os.path.relpath(LOGDIR)}/")
+    print(f"1..{len(specs)}", flush=True)
+    suites = []
+    for num, (name, glob) in enumerate(specs, 1):
+        extra_argv, extra_env = picks[name]
+        argv = [a.replace("{kernel}", kernel) for a in SUITES[name][1]] + extra_argv
+        env = dict(os.environ, LAB_KERNEL=kernel, LAB_ACCEL=use, **extra_env)
+        suite = Suite(name, num)
+        run_suite(suite, argv, env, kernel)
+        suites.append(suite)
+    passed = sum(s.rep.count("pass") for s in suites)
+    failed = sum(s.rep.count("fail") + len(s.problems) for s in suites)
+    skipped = sum(s.rep.count("skip") for s in suites)
+    print(f"# summary (kernel: {kernel}, accelerator: {use}; logs in "
+          f"{os.path.relpath(LOGDIR)}/)")
+    for s in suites:
+        print(f"#   {s.name:<18} {s.rep.count('pass'):4d} passed "
+              f"{s.rep.count('fail') + len(s.problems):4d} failed "
+              f"{s.rep.count('skip'):4d} skipped  {s.secs:6.1f}s")
+        for status, test, note in s.rep.results:
+            if status in ("fail", "skip"):
+                print(f"#     {'failed' if status == 'fail' else 'skipped'}: {test}"
+                      + (f" ({note})" if note else ""))
+        for why in s.problems:
             print(f"#     problem: {why}")
+        if not s.ok:
+            logs = [os.path.relpath(s.stdout_log), os.path.relpath(s.stderr_log)]
+            print(f"#     logs: {', '.join(logs + s.rundirs)}")
+    if json_path:
+        write_kcidb(json_path, suites, kernel, use)
+        print(f"# KCIDB report: {json_path}")
     line = f"{passed} passed, {failed} failed"
     if skipped:
         line += f", {skipped} skipped"
     print(line)
     return 1 if failed else 0
+
+
+def _git(*args):
+    p = subprocess.run(["git", "-C", os.path.join(TOP, "build/linux"), *args],
+                       capture_output=True, text=True)
+    return p.stdout.strip()
+
+
+def _kcidb_path(*parts):
+    """A KCIDB test path: dot-separated, each part of [A-Za-z0-9_-]."""
+    out = []
+    for part in parts:
+        for piece in part.split("."):
+            piece = re.sub(r"[^A-Za-z0-9_-]+", "_", piece).strip("_")
+            if piece:
+                out.append(piece)
+    return ".".join(out)
+
+
+def kcidb_report(suites, kernel, accel):
+    """The results as a KCIDB v5 I/O report: one checkout (the series on
+    Debian's 6.12 source), one build (the kernel under test), and a test per
+    suite and per test case."""
+    head = _git("rev-parse", "HEAD" if kernel != "stock" else "base")
+    patches = sorted(os.path.join(dp, f) for dp, _, fs in os.walk(os.path.join(TOP, "patches"))
+                     for f in fs if f.endswith(".patch") and not f.startswith("0000-"))
+    inner = "".join(hashlib.sha256(open(p, "rb").read()).hexdigest() + "\n"
+                    for p in patches) if kernel != "stock" else ""
+    checkout_id = f"lab:{head[:12] or 'unknown'}"
+    build_id = f"lab:{head[:12] or 'unknown'}-{kernel}"
+    run_id = time.strftime("%Y%m%d%H%M%S")
+    env = {"comment": f"QEMU {accel.upper()}, x86_64, started by ./lab check"}
+    tests = []
+    status_of = {"pass": "PASS", "fail": "FAIL", "skip": "SKIP"}
+    for s in suites:
+        log = f"file://{os.path.abspath(s.stdout_log)}"
+        tests.append({
+            "id": f"lab:{run_id}:{s.num}", "build_id": build_id, "origin": "lab",
+            "path": _kcidb_path(s.name), "comment": SUITES[s.name][0],
+            "status": "PASS" if s.ok else ("ERROR" if s.problems and not
+                                           s.rep.count("fail") else "FAIL"),
+            "start_time": s.start.isoformat(), "duration": round(s.secs, 1),
+            "environment": env, "log_url": log,
+            "misc": {"problems": s.problems},
+        })
+        for i, (status, name, note) in enumerate(s.rep.results, 1):
+            t = {"id": f"lab:{run_id}:{s.num}.{i}", "build_id": build_id,
+                 "origin": "lab", "path": _kcidb_path(s.name, name),
+                 "status": status_of[status], "environment": env, "log_url": log,
+                 "misc": {"ktap_name": name}}
+            if note:
+                t["comment"] = note
+            tests.append(t)
+    return {
+        "version": {"major": 5, "minor": 3},
+        "checkouts": [{
+            "id": checkout_id, "origin": "lab",
+            "tree_name": "debian-linux-source-6.12",
+            "git_commit_hash": head or "0" * 40,
+            "git_commit_name": _git("describe", "--tags", "--always", head) or head,
+            "patchset_hash": hashlib.sha256(inner.encode()).hexdigest() if inner else "",
+        }],
+        "builds": [{
+            "id": build_id, "origin": "lab", "checkout_id": checkout_id,
+            "architecture": "x86_64", "config_name": kernel, "status": "PASS",
+        }],
+        "tests": tests,
+    }
+
+
+def write_kcidb(path, suites, kernel, accel):
+    with open(path, "w") as f:
+        json.dump(kcidb_report(suites, kernel, accel), f, indent=1)
+        f.write("\n")
