@@ -6,6 +6,10 @@
 # Each run of each case: tbench with 1 client against tbench_srv on
 # loopback, then a pipe ping-pong (perf bench sched pipe).  Runs are
 # interleaved: run 1 of every case, then run 2, ...
+# Pinned, tbench_srv runs on CPU 2 and tbench on CPU 4; perf bench starts
+# on CPU 2 and its child, the other end of the pipe, is moved to CPU 4 as
+# soon as it exists (perf has no option for it), so both pairs run on two
+# CPUs.  The guest's topology and the settings go to $LAB_OUT/raw/setup.
 set -u
 kernel=$1 runs=$2 duration=$3
 shift 3
@@ -27,8 +31,17 @@ if [ -r /proc/config.gz ] && ! zcat /proc/config.gz | grep -q '^CONFIG_POSIX_TIM
 	exit 1
 fi
 
+buffer_kb=2048
 echo 0 > $T/tracing_on
-echo 2048 > $T/buffer_size_kb
+echo $buffer_kb > $T/buffer_size_kb
+{
+	echo "cpus $(nproc)"
+	echo "threads_per_core $(tr ',-' '\n\n' < /sys/devices/system/cpu/cpu0/topology/thread_siblings_list | wc -l)"
+	echo "llc_cpus $(cat /sys/devices/system/cpu/cpu0/cache/index3/shared_cpu_list 2>/dev/null || echo -)"
+	echo "buffer_size_kb $buffer_kb"
+	echo "pipe_loops $loops"
+	echo "kernel $(uname -r)"
+} > "$raw/setup.$kernel"
 echo 'next_comm ~ "tbench*" || prev_comm ~ "tbench*"' > $T/events/sched/sched_switch/filter
 echo 1 > $T/events/sched/sched_switch/enable
 echo 1 > /proc/sys/kernel/sched_schedstats
@@ -73,9 +86,25 @@ run_case() { # case run
 	[ -r $STATS ] && cat $STATS > "$out.tbench.sis"
 
 	[ -w $STATS ] && echo 0 > $STATS
-	$cli_cpu perf bench sched pipe -l $loops > "$out.pipe" 2>&1
+	if [ "$c" = pinned ]; then
+		pipe_pinned "$out.pipe"
+	else
+		perf bench sched pipe -l $loops > "$out.pipe" 2>&1
+	fi
 	[ -r $STATS ] && cat $STATS > "$out.pipe.sis"
 	[ "$ok" = 1 ] && grep -q 'Throughput' "$out.tbench"
+}
+
+# perf bench sched pipe with its two ends on CPUs 2 and 4.
+pipe_pinned() {
+	taskset -c 2 perf bench sched pipe -l $loops > "$1" 2>&1 &
+	p=$!
+	child=
+	while [ -z "$child" ] && kill -0 $p 2>/dev/null; do
+		child=$(pgrep -P $p)
+	done
+	[ -n "$child" ] && taskset -p -c 4 "$child" > /dev/null
+	wait $p
 }
 
 fail=0

@@ -28,16 +28,19 @@ from lablib import guest  # noqa: E402
 LAB_CASES = ["3.8", "3.9", "modern", "pinned"]
 SEED = 252.01 / 15.22
 SWITCH = re.compile(r"\[(\d+)\].*?\s([\d.]+): sched_switch: .*==> next_comm=(\S+) next_pid=(\d+)")
+EVENT = re.compile(r"\[(\d+)\].*?\s([\d.]+): \w+:")
+LOST = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
 
 
-def boot(kernel, runs, duration, cases, raw_dir):
+def boot(kernel, runs, duration, cases, raw_dir, use):
     """Run demo/cases.sh in one guest; its raw files land in raw_dir."""
-    print(f"demo: booting the {kernel} kernel (10x2, TCG): {runs} run(s) x "
+    print(f"demo: booting the {kernel} kernel (10x2, {use.upper()}): {runs} run(s) x "
           f"{len(cases)} case(s) x {duration}s", flush=True)
     timeout = 120 + runs * len(cases) * (duration * 3 + 60)
     res = guest.run([os.path.join(TOP, "demo/cases.sh"), kernel, str(runs),
                      str(duration)] + cases, kernel=kernel, timeout=timeout,
-                    keep=True, stdout=sys.stdout.buffer, stderr=sys.stdout.buffer)
+                    keep=True, stdout=sys.stdout.buffer, stderr=sys.stdout.buffer,
+                    accel=use)
     if res.kind != "exit":
         print(f"demo: the {kernel} guest failed ({res.kind}); console tail:\n"
               f"{res.console_tail()}", file=sys.stderr)
@@ -76,34 +79,68 @@ def sis_reasons(text):
 
 
 def switches(text):
-    """(time, cpu, comm, pid) of every switch to a tbench task."""
+    """The switches to a tbench task that every CPU's buffer still holds:
+    [(time, cpu, comm, pid)], and the events lost in that window.
+
+    Each CPU's buffer wraps on its own, so the snapshot starts later on a
+    busy CPU than on an idle one; before the latest start, moves to the
+    busy CPU would be missed.  So the window starts at the latest first
+    event of any CPU."""
+    first = {}
+    for m in EVENT.finditer(text):
+        cpu = int(m.group(1))
+        if cpu not in first:
+            first[cpu] = float(m.group(2))
+    start = max(first.values()) if first else 0.0
     out = []
     for m in SWITCH.finditer(text):
         cpu, t, comm, pid = int(m.group(1)), float(m.group(2)), m.group(3), int(m.group(4))
-        if comm.startswith("tbench"):
+        if comm.startswith("tbench") and t >= start:
             out.append((t, cpu, comm, pid))
-    return out
+    lost = sum(int(m.group(2)) for m in LOST.finditer(text))
+    return out, lost
+
+
+def pair(sw):
+    """The pids of the pair: the tbench client and the tbench_srv process
+    serving it, each the most switched-in of its name."""
+    count = {}
+    for _, _, comm, pid in sw:
+        count[(comm, pid)] = count.get((comm, pid), 0) + 1
+    pids = set()
+    for name in ("tbench", "tbench_srv"):
+        mine = [(n, pid) for (comm, pid), n in count.items() if comm == name]
+        if mine:
+            pids.add(max(mine)[1])
+    return pids
 
 
 def moves(sw):
-    """CPU moves per 1,000 round trips and distinct CPUs in a snapshot.
-    A round trip is one switch-in of the client (tbench)."""
-    last, nmoves, cpus = {}, 0, set()
-    trips = sum(1 for s in sw if s[2] == "tbench")
+    """CPU changes per 1,000 wake-ups of the pair, and the distinct CPUs
+    it ran on.  Both over the pair's own two tasks: a wake-up is a switch-in
+    of one of them, a CPU change one on another CPU than its previous."""
+    pids = pair(sw)
+    last, changes, wakeups, cpus = {}, 0, 0, set()
     for t, cpu, comm, pid in sw:
+        if pid not in pids:
+            continue
         cpus.add(cpu)
-        if pid in last and last[pid] != cpu:
-            nmoves += 1
+        if pid in last:
+            wakeups += 1
+            changes += last[pid] != cpu
         last[pid] = cpu
-    return (1000.0 * nmoves / trips if trips else None), len(cpus)
+    return (1000.0 * changes / wakeups if wakeups else None), len(cpus)
 
 
 def summarise(values):
-    values = [v for v in values if v is not None]
-    if not values:
+    """Median, range and n of the runs that gave a figure; missing says
+    how many did not."""
+    got = [v for v in values if v is not None]
+    if not got:
         return None
-    return {"median": statistics.median(values), "min": min(values),
-            "max": max(values), "runs": values}
+    return {"median": statistics.median(got), "min": min(got),
+            "max": max(got), "n": len(got), "missing": len(values) - len(got),
+            "runs": got}
 
 
 def collect(raw_dir, kernel, case, runs):
@@ -113,19 +150,20 @@ def collect(raw_dir, kernel, case, runs):
         tb = read(base + ".tbench")
         m = re.search(r"Throughput ([\d.]+) MB/sec", tb)
         pipe = re.search(r"(\d+) ops/sec", read(base + ".pipe"))
-        sw = switches(read(base + ".snapshot"))
+        sw, lost = switches(read(base + ".snapshot"))
         mv, ncpu = moves(sw)
         row["runs"].append({
             "run": r,
             "tbench_mb_s": float(m.group(1)) if m else None,
             "pipe_ops_s": int(pipe.group(1)) if pipe else None,
-            "moves_per_1000_round_trips": mv,
+            "cpu_changes_per_1000_wakeups": mv,
             "distinct_cpus": ncpu,
+            "lost_events": lost,
             "sis_tbench": sis_reasons(read(base + ".tbench.sis")),
             "sis_pipe": sis_reasons(read(base + ".pipe.sis")),
             "switches": sw,
         })
-    for key in ("tbench_mb_s", "pipe_ops_s", "moves_per_1000_round_trips", "distinct_cpus"):
+    for key in ("tbench_mb_s", "pipe_ops_s", "cpu_changes_per_1000_wakeups", "distinct_cpus"):
         row[key] = summarise([x[key] for x in row["runs"]])
     reasons = {}
     for x in row["runs"]:
@@ -137,10 +175,14 @@ def collect(raw_dir, kernel, case, runs):
     return row
 
 
-def fmt(s, digits=1):
+def fmt(s, digits=1, runs=None):
+    """median (min-max), and n when a run gave no figure."""
     if not s:
         return "-"
-    return f"{s['median']:.{digits}f} ({s['min']:.{digits}f}-{s['max']:.{digits}f})"
+    out = f"{s['median']:.{digits}f} ({s['min']:.{digits}f}-{s['max']:.{digits}f})"
+    if s["missing"]:
+        out += f" n={s['n']}"
+    return out
 
 
 def ratio(a, b):
@@ -149,7 +191,7 @@ def ratio(a, b):
     return a["median"] / b["median"]
 
 
-def plot(rows, png, datdir):
+def plot(rows, png, datdir, label):
     """One panel per case: CPU over time of each task of the pair, from the
     last run's end-of-run sched_switch snapshot."""
     panels = []
@@ -175,7 +217,7 @@ def plot(rows, png, datdir):
         "set terminal pngcairo size 1400,%d font 'sans,10'" % (260 * len(panels)),
         f"set output '{png}'",
         "set multiplot layout %d,1 title 'Where the tbench pair ran: the last 0.5 s of a run "
-        "(sched\\_switch snapshot; 10 cores x 2 threads, TCG)'" % len(panels),
+        "(sched\\_switch snapshot; 10 cores x 2 threads, %s)'" % (len(panels), label),
         "set yrange [-0.5:19.5]", "set ytics 0,2,19", "set ylabel 'CPU'",
         "set xlabel 'ms'", "set key outside right", "set grid ytics",
     ]
@@ -197,9 +239,18 @@ def main():
                    help="seconds per tbench run (default 10)")
     p.add_argument("--out", default=os.path.join(TOP, "results"),
                    help="output directory (default results/)")
+    p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default=None,
+                   help="QEMU accelerator (default: auto, KVM when usable)")
     args = p.parse_args()
     if args.runs < 1 or args.duration < 2:
         p.error("--runs must be >= 1 and --duration >= 2")
+    try:
+        use, note = guest.resolve_accel(args.accel)
+    except guest.LabError as e:
+        p.error(str(e))
+    if note:
+        print(f"demo: {note}", file=sys.stderr)
+    label = "TCG (emulated)" if use == "tcg" else "KVM"
     start = time.time()
     out = os.path.abspath(args.out)
     raw_lab, raw_stock = os.path.join(out, "raw-lab"), os.path.join(out, "raw-stock")
@@ -207,18 +258,19 @@ def main():
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
 
-    boot("lab", args.runs, args.duration, LAB_CASES, raw_lab)
-    boot("stock", args.runs, args.duration, ["stock"], raw_stock)
+    boot("lab", args.runs, args.duration, LAB_CASES, raw_lab, use)
+    boot("stock", args.runs, args.duration, ["stock"], raw_stock, use)
 
     rows = [collect(raw_lab, "lab", c, args.runs) for c in LAB_CASES]
     rows.append(collect(raw_stock, "stock", "stock", args.runs))
     by = {r["case"]: r for r in rows}
     base, pinned = by["3.8"]["tbench_mb_s"], by["pinned"]["tbench_mb_s"]
 
-    print(f"\nBouncing cow, 1 tbench pair, 10 cores x 2 threads, TCG (emulated), "
-          f"{args.runs} run(s) x {args.duration}s; median (min-max)\n")
+    print(f"\nBouncing cow, 1 tbench pair, 10 cores x 2 threads, {label}, "
+          f"{args.runs} run(s) x {args.duration}s; median (min-max) of "
+          f"{args.runs} runs unless n= says fewer gave a figure\n")
     hdr = (f"{'kernel/case':<14} {'tbench MB/s':<22} {'/3.8':>6} {'/pinned':>8} "
-           f"{'moves/1k RT':<20} {'CPUs':<10} {'pipe ops/s':<22} top reasons")
+           f"{'CPU changes/1k wakeups':<22} {'CPUs':<10} {'pipe ops/s':<22} top reasons")
     print(hdr)
     print("-" * len(hdr))
     for r in rows:
@@ -227,21 +279,45 @@ def main():
         reasons = ", ".join(f"{k} {v}%" for k, v in r["top_reasons"]) or "-"
         print(f"{name:<14} {fmt(r['tbench_mb_s'], 2):<22} "
               f"{(f'{r38:.2f}x' if r38 else '-'):>6} {(f'{rp:.2f}x' if rp else '-'):>8} "
-              f"{fmt(r['moves_per_1000_round_trips'], 0):<20} {fmt(r['distinct_cpus'], 0):<10} "
+              f"{fmt(r['cpu_changes_per_1000_wakeups'], 0):<22} {fmt(r['distinct_cpus'], 0):<10} "
               f"{fmt(r['pipe_ops_s'], 0):<22} {reasons}")
     head = ratio(by["3.9"]["tbench_mb_s"], base)
-    print(f"\n3.9 / 3.8 = {head:.1f}x (seed, on hardware: {SEED:.1f}x)  [TCG]" if head
+    tag = "  [TCG]" if use == "tcg" else ""
+    print(f"\n3.9 / 3.8 = {head:.1f}x (seed, on hardware: {SEED:.1f}x){tag}" if head
           else "\n3.9 / 3.8: no figures")
+    lost = sum(x["lost_events"] for r in rows for x in r["runs"])
+    if lost:
+        print(f"warning: the sched_switch snapshots lost {lost} events: CPU "
+              "changes are under-counted; raise buffer_size_kb in demo/cases.sh")
     m_stock = ratio(by["modern"]["tbench_mb_s"], by["stock"]["tbench_mb_s"])
     if m_stock:
         print(f"modern (lab) / stock = {m_stock:.2f}x")
 
     png = os.path.join(out, "placement.png")
-    drew = plot(rows, png, out)
+    drew = plot(rows, png, out, label)
+    setup = {k: dict(line.split(" ", 1) for line in
+                     read(os.path.join(d, f"setup.{k}")).splitlines() if " " in line)
+             for k, d in (("lab", raw_lab), ("stock", raw_stock))}
+    qemu = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
+                          text=True).stdout.splitlines()
     result = {
         "date": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "tcg": True, "topology": {"sockets": 1, "cores": 10, "threads": 2},
+        "series": subprocess.run(["git", "-C", os.path.join(TOP, "build/linux"), "describe",
+                                  "--tags", "--always", "--dirty"], capture_output=True,
+                                 text=True).stdout.strip(),
+        "qemu": qemu[0] if qemu else None,
+        "accelerator": use,
+        "tcg_threads": "multi" if use == "tcg" else None,
+        "topology_requested": {"sockets": 1, "cores": 10, "threads": 2},
+        "topology_booted": {k: {"cpus": int(v.get("cpus", 0)),
+                                "threads_per_core": int(v.get("threads_per_core", 0)),
+                                "llc_cpus": v.get("llc_cpus")} for k, v in setup.items()},
+        "pipe_loops": int(setup["lab"].get("pipe_loops", 0)),
+        "trace_buffer_size_kb": int(setup["lab"].get("buffer_size_kb", 0)),
         "duration_s": args.duration, "runs": args.runs,
+        "metric": "cpu_changes_per_1000_wakeups: switch-ins of the tbench pair's "
+                  "two tasks on another CPU than their previous, per 1,000 "
+                  "switch-ins, in the window every CPU's snapshot buffer holds",
         "kernels": {k: read(os.path.join(d, f"kernel.{k}")).strip()
                     for k, d in (("lab", raw_lab), ("stock", raw_stock))},
         "headline_3_9_over_3_8": head, "seed_ratio": SEED,
