@@ -196,6 +196,259 @@ def test_debug_kernel_lockdep_circular():
     check_splat(res, out, "lockdep", "lab_splat_init")
 
 
+def test_accel_selection_with_a_faked_kvm_probe():
+    """auto, kvm and tcg against a probe that says yes, then no."""
+    from lablib import accel
+    calls = []
+
+    def yes():
+        calls.append(1)
+        return None
+
+    def no():
+        calls.append(1)
+        return "cannot open /dev/kvm: No such file or directory"
+
+    assert accel.select("auto", yes) == ("kvm", None)
+    assert accel.select("kvm", yes) == ("kvm", None)
+    use, note = accel.select("auto", no)
+    assert use == "tcg" and "cannot open /dev/kvm" in note and "TCG" in note, note
+    for bad in [("kvm", no), ("hvf", yes)]:
+        try:
+            accel.select(*bad)
+        except accel.AccelError as e:
+            assert ("not usable" in str(e)) == (bad[0] == "kvm"), e
+        else:
+            raise AssertionError(f"--accel {bad[0]} was accepted")
+    n = len(calls)
+    assert accel.select("tcg", no) == ("tcg", None) and len(calls) == n, "tcg probed KVM"
+
+
+def test_accel_probe_of_a_device_that_is_not_kvm():
+    """/dev/null opens but is no KVM: the probe says why, auto falls back."""
+    from lablib import accel
+    why = accel.probe_kvm("/dev/null")
+    assert why and "/dev/null" in why, why
+    assert accel.probe_kvm("/nonexistent/kvm").startswith("cannot open"), "no reason"
+
+
+def test_accel_auto_on_this_host():
+    """auto takes KVM when the probe says it works, else TCG with one note
+    on stderr; --accel kvm without KVM is an error that boots nothing."""
+    from lablib import accel
+    why = accel.probe_kvm()
+    env = {k: v for k, v in os.environ.items() if k != "LAB_ACCEL"}
+    p = subprocess.run([os.path.join(TOP, "lab"), "run", "--kernel", KERNEL, "--smp", "1",
+                        "--accel", "auto", "--", "true"], capture_output=True,
+                       text=True, env=env)
+    assert p.returncode == 0, p.stderr
+    notes = [line for line in p.stderr.splitlines() if "KVM is not usable" in line]
+    assert len(notes) == (1 if why else 0), (why, p.stderr)
+    start = time.time()
+    p = subprocess.run([os.path.join(TOP, "lab"), "run", "--kernel", KERNEL,
+                        "--accel", "kvm", "--", "true"], capture_output=True, text=True)
+    if why:
+        assert p.returncode == guest.EXIT_USAGE and "KVM is not usable" in p.stderr, p
+        assert time.time() - start < 5, "it booted"
+    else:
+        assert p.returncode == 0, p.stderr
+
+
+def test_pin_plan_puts_siblings_on_siblings():
+    from lablib import accel
+    host = [[0, 4], [1, 5], [2, 6], [3, 7]]
+    assert accel.pin_plan(2, 2, host) == [0, 4, 1, 5]
+    assert accel.pin_plan(3, 1, host) == [0, 1, 2]
+    assert accel.pin_plan(6, 1, host) == [0, 1, 2, 3, 4, 5]
+    assert accel.pin_plan(1, 2, [[0], [1]]) == [0, 1]
+    assert accel.pin_plan(3, 2, [[0, 1]]) == [0, 1, 0, 1, 0, 1]
+
+
+def test_pin_pins_every_vcpu_thread():
+    res, _, _ = run(["true"], smp=2, pin=True, tcg="multi")
+    assert res.status == 0 and len(res.pinned) == 2, (res.status, res.pinned)
+    allowed = os.sched_getaffinity(0)
+    assert all(cpu in allowed for _, _, cpu in res.pinned), res.pinned
+    assert len({tid for _, tid, _ in res.pinned}) == 2, res.pinned
+
+
+def test_env_reaches_the_command():
+    res, out, _ = run(["sh", "-c", 'echo "$FOO|$BAR|$TERM"'], smp=1,
+                      env=["FOO=a b", "BAR=", "TERM=xterm"])
+    assert res.status == 0 and out == "a b||xterm\n", out
+    for bad in ("1X=2", "NOEQUALS", "A-B=1"):
+        try:
+            run(["true"], env=[bad])
+        except guest.LabError as e:
+            assert bad in str(e), e
+        else:
+            raise AssertionError(f"--env {bad} was accepted")
+
+
+def test_shell_reads_the_terminal_and_exits_with_it():
+    p = subprocess.run([os.path.join(TOP, "lab"), "shell", "--kernel", KERNEL, "--smp", "1",
+                        "--timeout", "120"], input="echo hello-$((6*7))\nexit 5\n",
+                       capture_output=True, text=True)
+    assert p.returncode == 5, (p.returncode, p.stdout[-1500:], p.stderr[-1500:])
+    assert "hello-42" in p.stdout, p.stdout[-1500:]
+
+
+def test_qemu_args_are_passed_and_a_bad_one_is_reported():
+    res, _, _ = run(["true"], smp=1, qemu_args=["-name", "lab-selftest"], keep=True)
+    try:
+        with open(os.path.join(res.rundir, "qemu.cmd")) as f:
+            assert "-name lab-selftest" in f.read()
+    finally:
+        subprocess.run(["rm", "-rf", res.rundir])
+    assert res.status == 0, res.status
+    res, _, _ = run(["true"], smp=1, qemu_args=["-no-such-option"])
+    subprocess.run(["rm", "-rf", res.rundir])
+    assert res.kind == "qemu" and "no-such-option" in res.console, res.console_tail()
+
+
+def test_gdb_stub_answers():
+    """--gdb starts QEMU's stub: a remote-protocol '?' gets a stop reply,
+    and 'c' lets the guest finish."""
+    import socket
+    import threading
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    box = {}
+    t = threading.Thread(target=lambda: box.update(r=run(["sleep", "2"], smp=1, gdb=port)))
+    t.start()
+    reply = b""
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as c:
+                c.sendall(b"$?#3f")
+                while b"#" not in reply:
+                    reply += c.recv(256)
+                c.sendall(b"+$c#63")
+                time.sleep(0.5)
+            break
+        except OSError:
+            time.sleep(0.2)
+    t.join(120)
+    assert re.search(rb"\$[ST][0-9a-f]{2}", reply), reply
+    assert box["r"][0].status == 0, box["r"][0].status
+
+
+def test_failed_run_keeps_its_run_directory():
+    res, _, _ = run(["sh", "-c", "echo kept > $LAB_OUT/mark; exit 3"], smp=1)
+    try:
+        assert res.status == 3 and os.path.isfile(os.path.join(res.rundir, "mark")), res.rundir
+        assert os.path.isfile(os.path.join(res.rundir, "console.log"))
+    finally:
+        subprocess.run(["rm", "-rf", res.rundir])
+    res, _, _ = run(["true"], smp=1)
+    assert not os.path.exists(res.rundir), "a clean run left its directory"
+
+
+def test_ktap_parser_fails_what_it_must():
+    """The tree's kunit_parser under lablib.ktap: a failed subtest under an
+    ok parent, a duplicate number, 1..0, a missing result and results past
+    the plan all fail; a clean stream with a SKIP does not."""
+    bad = {
+        "failed subtest under ok parent":
+            "KTAP version 1\n1..1\n  KTAP version 1\n  # Subtest: s\n  1..2\n"
+            "  ok 1 x\n  not ok 2 y\nok 1 s\n",
+        "duplicate number": "KTAP version 1\n1..2\nok 1 a\nok 1 b\n",
+        "empty plan": "KTAP version 1\n1..0\n",
+        "missing result": "KTAP version 1\n1..3\nok 1 a\nok 2 b\n",
+        "past the plan": "KTAP version 1\n1..1\nok 1 a\nnot ok 2 b\n",
+        "no plan": "KTAP version 1\nok 1 a\n",
+        "no KTAP": "hello\n",
+    }
+    for what, text in bad.items():
+        rep = ktap.parse(text)
+        assert rep.count("fail") or rep.problems(), f"{what} passed: {rep.results}"
+    rep = ktap.parse("TAP version 13\n1..2\n# note\nok 1 sis.a\nok 2 sis.b # SKIP no SMT\n")
+    assert rep.results == [("pass", "sis.a", ""), ("skip", "sis.b", "no SMT")] \
+        and not rep.problems(), (rep.results, rep.problems())
+
+
+def test_check_prints_one_ktap_document_and_a_kcidb_report():
+    """lab check over two stand-in suites: its stdout parses as one KTAP
+    document with the suites nested, stderr stays out of the results, and
+    --json writes a KCIDB report with a test per suite and per case."""
+    import contextlib
+    import json
+    from lablib import check
+    fake = {
+        "good": ("stand-in", ["sh", "-c", "echo 'TAP version 13'; echo 1..2; echo 'ok 1 a';"
+                                          "echo noise >&2; echo 'ok 2 b # SKIP why'"]),
+        "bad": ("stand-in", ["sh", "-c", "echo 'KTAP version 1'; echo 1..1; echo 'not ok 1 c'"]),
+    }
+    saved = dict(check.SUITES), dict(check.EXPECTED_SKIPS)
+    check.SUITES.clear()
+    check.SUITES.update(fake)
+    check.EXPECTED_SKIPS["good"] = {"b": "stand-in"}
+    import tempfile
+    tmp = tempfile.mkdtemp(prefix="lab-check-", dir=os.path.join(TOP, "build"))
+    path = os.path.join(tmp, "kcidb.json")
+    saved_logdir, check.LOGDIR = check.LOGDIR, tmp
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            status = check.main(["good", "bad"], json_path=path, accel="tcg")
+        with open(path) as f:
+            report = json.load(f)
+    finally:
+        check.SUITES.clear()
+        check.SUITES.update(saved[0])
+        check.EXPECTED_SKIPS.clear()
+        check.EXPECTED_SKIPS.update(saved[1])
+        check.LOGDIR = saved_logdir
+        subprocess.run(["rm", "-rf", tmp])
+    text = out.getvalue()
+    assert status == 1 and text.splitlines()[-1] == "1 passed, 1 failed, 1 skipped", text
+    assert text.startswith("KTAP version 1\n"), text[:200]
+    rep = ktap.parse(text)
+    assert not rep.problems(), rep.problems()
+    assert rep.results == [("pass", "good.a", ""), ("skip", "good.b", "why"),
+                           ("fail", "bad.c", "failure")], rep.results
+    assert "  # noise" in text, "stderr not shown as a diagnostic"
+    assert report["version"] == {"major": 5, "minor": 3}, report["version"]
+    tests = {t["path"]: t["status"] for t in report["tests"]}
+    assert tests == {"good": "PASS", "good.a": "PASS", "good.b": "SKIP",
+                     "bad": "FAIL", "bad.c": "FAIL"}, tests
+    build = report["builds"][0]["id"]
+    assert all(t["build_id"] == build and t["origin"] == "lab" and t["id"].startswith("lab:")
+               for t in report["tests"]), report["tests"]
+    assert len({t["id"] for t in report["tests"]}) == len(report["tests"]), "ids repeat"
+    assert report["builds"][0]["checkout_id"] == report["checkouts"][0]["id"]
+
+
+def test_check_picks_tests_and_refuses_bad_names():
+    from lablib import check
+    argv, env = check.pick("lab", "exit_*")
+    assert argv == [] and env == {"LAB_TEST_GLOB": "exit_*"}, (argv, env)
+    argv, _ = check.pick("ftracetest", "00basic/snapshot_h*")
+    assert argv == ["00basic/snapshot_history"], argv
+    for bad, words in (("nosuch", "unknown suite"), ("lab:", "empty test glob"),
+                       ("lab:zzz*", "no test of lab matches"),
+                       ("snapshot:x", "runs as one script")):
+        try:
+            specs = check.parse_specs([bad])
+            check.pick(*specs[0])
+        except check.CheckError as e:
+            assert words in str(e), (bad, str(e))
+        else:
+            raise AssertionError(f"{bad} was accepted")
+
+
+def test_article_format_cases_fail_on_the_3_8_layout():
+    """tests/article/article.sh against sched_switch's 3.8 format (with
+    common_padding): its three format cases must fail."""
+    res, out, _ = run(["sh", "-c", f"T={TOP}/tests/article/layout-3.8 "
+                       f"{TOP}/tests/article/article.sh"], smp=1)
+    for n in (1, 2, 3):
+        assert re.search(rf"^not ok {n} ", out, re.M), out
+    assert res.status == 1, res.status
+
+
 def main():
     return ktap.run_tests([(n[5:], f) for n, f in globals().items()
                            if n.startswith("test_")])
