@@ -77,8 +77,9 @@ SUITES = {
                 "tests/stress/stress.sh", "60"]),
     "matrix": ("the series at HEAD under the config matrix: builds, no new warning",
                ["scripts/config-matrix.sh"]),
-    "article": ("the 3.9 article beyond the seeds: unpadded trace events, trace-cmd, perf stat -I",
-                [LAB, "run", "--kernel", "{kernel}", "--", "tests/article/article.sh"]),
+    "article": ("the 3.9 article beyond the seeds: unpadded trace events, trace-cmd, "
+                "perf stat -I, nohz_full, perf bench numa, regmap KUnit",
+                [sys.executable, "tests/article/article.py", "{kernel}"]),
     "demo": ("a smoke run of make demo: numbers, results.json, placement.png",
              [sys.executable, "tests/demo/smoke.py"]),
 }
@@ -109,7 +110,7 @@ EXPECTED_SKIPS = {
 # $LAB_TEST_GLOB); "ftracetest": case names as arguments.  Other suites are
 # one script and run whole.
 KIND = {
-    "lab": "host", "demo": "host",
+    "lab": "host", "demo": "host", "article": "host",
     "sched": "harness", "sched-4x2": "harness", "sched-nosmt": "harness",
     "history": "harness", "history-debug": "harness",
     "badinput": "harness", "badinput-snapshot": "harness",

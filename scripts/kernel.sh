@@ -57,12 +57,13 @@ fi
 echo "kernel: building $name in ${out#$top/} ($jobs jobs, ccache)"
 start=$(date +%s)
 kmake -j"$jobs" bzImage
-if [ "$name" = debug ]; then
-	# The lab suite's splat module (lockdep reports LKDTM cannot provoke),
-	# built outside the repository.
-	mod=$top/build/splat-module
-	rm -rf "$mod" && mkdir -p "$mod" && cp "$top"/tests/lab/splat/* "$mod"/
-	kmake -s -j"$jobs" modules	# Module.symvers, for modpost
+# The test modules built outside the tree, into build/modules/$name/:
+# the lab suite's splat module (lockdep reports LKDTM cannot provoke) and
+# the article suite's regmap KUnit module.
+kmake -s -j"$jobs" modules	# Module.symvers, for modpost
+for m in tests/lab/splat tests/article/regmap; do
+	mod=$top/build/modules/$name/${m##*/}
+	rm -rf "$mod" && mkdir -p "$mod" && cp "$top/$m"/* "$mod"/
 	kmake -s M="$mod" modules
-fi
+done
 echo "kernel: $name built in $(( $(date +%s) - start ))s: $(cat "$out/include/config/kernel.release") ($(git -C "$src" describe --always --tags 2>/dev/null))"

@@ -103,7 +103,7 @@ def test_bad_topology_is_refused():
 
 
 PROVOKE = "/sys/kernel/debug/provoke-crash/DIRECT"
-SPLAT_MODULE = os.path.join(TOP, "build/splat-module/lab_splat.ko")
+SPLAT_MODULE = os.path.join(TOP, "build/modules/debug/splat/lab_splat.ko")
 
 
 def provoke(cmd, kernel=KERNEL, timeout=240):
