@@ -449,6 +449,69 @@ def test_article_format_cases_fail_on_the_3_8_layout():
     assert res.status == 1, res.status
 
 
+def test_numa_layout_and_bad_numa_requests():
+    """--numa N: one socket per node, memory split evenly; a request that
+    would put a node boundary inside a package, or tiny nodes, is refused
+    before anything boots."""
+    sockets, args = guest.numa_layout(2, 4, 2, "2G")
+    assert sockets == 2, sockets
+    assert args == ["-object", "memory-backend-ram,id=node0,size=1024M",
+                    "-numa", "node,nodeid=0,memdev=node0", "-numa", "cpu,node-id=0,socket-id=0",
+                    "-object", "memory-backend-ram,id=node1,size=1024M",
+                    "-numa", "node,nodeid=1,memdev=node1",
+                    "-numa", "cpu,node-id=1,socket-id=1"], args
+    for kw, words in (({"topology": "5x2", "numa": 2}, "divisible by 2"),
+                      ({"topology": "4x2", "numa": 1}, "want 2..8"),
+                      ({"topology": "4x2", "numa": 2, "mem": "200M"}, "at least 128M")):
+        try:
+            run(["true"], **kw)
+        except guest.LabError as e:
+            assert words in str(e), (kw, str(e))
+        else:
+            raise AssertionError(f"{kw} was accepted")
+
+
+def test_numa_guest_sees_two_nodes():
+    res, out, _ = run(["sh", "-c", "cat /sys/devices/system/node/online "
+                       "/sys/devices/system/node/node1/cpulist"],
+                      topology="2x2", numa=2, mem="1G")
+    assert res.status == 0 and out.split() == ["0-1", "2-3"], (res.status, out)
+
+
+def test_kunit_documents_are_cut_at_their_plan():
+    """lablib.kunit splits a kernel log into KTAP documents: the empty
+    built-in run (1..0) goes, kernel lines after a document's last result
+    are not part of it."""
+    from lablib import kunit
+    log = "\n".join(["boot line", "KTAP version 1", "1..0", "more boot",
+                      "KTAP version 1", "1..1", "    KTAP version 1",
+                      "    # Subtest: s", "    1..1", "    not ok 1 t", "not ok 1 s",
+                      "ok 2 unrelated kernel line"])
+    docs = kunit.documents(log)
+    assert len(docs) == 1 and docs[0].startswith("KTAP version 1\n1..1\n"), docs
+    assert "unrelated" not in docs[0], docs
+    rep = ktap.parse(docs[0])
+    assert rep.results == [("fail", "s.t", "failure")], rep.results
+
+
+def test_lab_kunit_runs_a_built_in_suite_and_a_module():
+    """./lab kunit: a built-in suite picked by glob, and a test module's
+    suite; a glob that matches nothing is a failure, not a pass."""
+    mod = os.path.join(TOP, "build/modules", KERNEL, "regmap/regmap_nobus_test.ko")
+    p = subprocess.run([os.path.join(TOP, "lab"), "kunit", "--kernel", KERNEL, "--smp", "2",
+                        "--module", mod, "regmap*.*_read_write"],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    # regmap-kunit's basic_read_write (8 cache types) at boot, then the
+    # module's nobus_read_write on load: two KTAP documents.
+    assert re.search(r"^ok \d+ regmap$", p.stdout, re.M), p.stdout[-2000:]
+    assert re.search(r"^    ok 1 nobus_read_write$", p.stdout, re.M), p.stdout[-2000:]
+    assert "# kunit: 9 passed, 0 failed" in p.stdout, p.stdout[-500:]
+    p = subprocess.run([os.path.join(TOP, "lab"), "kunit", "--kernel", KERNEL, "--smp", "2",
+                        "no_such_suite"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1 and "no KUnit output" in p.stdout, (p.returncode, p.stdout[-500:])
+
+
 def main():
     return ktap.run_tests([(n[5:], f) for n, f in globals().items()
                            if n.startswith("test_")])

@@ -4,7 +4,7 @@
  * does not exercise.
  *
  *  - A map without a bus: regmap_init() with a NULL bus and a config that
- *    supplies only reg_read() and reg_write() (commit d2a5884a64161b).
+ *    supplies only reg_read() and reg_write().
  *  - Asynchronous I/O: regmap_raw_write_async() hands the write to the
  *    bus's async_write() and returns; regmap_async_complete() waits for
  *    the bus to call regmap_async_complete_cb() and returns its error.
@@ -57,22 +57,33 @@ static void regmap_exit_action(void *map)
 	regmap_exit(map);
 }
 
+/* No bus: the driver's two callbacks do all the I/O. */
+static const struct regmap_config nobus_config = {
+	.reg_bits = 8,
+	.val_bits = 16,
+	.max_register = NREGS - 1,
+	.reg_read = nobus_reg_read,
+	.reg_write = nobus_reg_write,
+	.cache_type = REGCACHE_NONE,
+};
+
+static const struct regmap_config nobus_cached_config = {
+	.reg_bits = 8,
+	.val_bits = 16,
+	.max_register = NREGS - 1,
+	.reg_read = nobus_reg_read,
+	.reg_write = nobus_reg_write,
+	.cache_type = REGCACHE_RBTREE,
+};
+
 static struct regmap *nobus_map(struct kunit *test, struct nobus_ctx *ctx,
-				enum regcache_type cache)
+				const struct regmap_config *config)
 {
-	struct regmap_config config = {
-		.reg_bits = 8,
-		.val_bits = 16,
-		.max_register = NREGS - 1,
-		.reg_read = nobus_reg_read,
-		.reg_write = nobus_reg_write,
-		.cache_type = cache,
-	};
 	struct device *dev = kunit_device_register(test, "regmap_nobus");
 	struct regmap *map;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
-	map = regmap_init(dev, NULL, ctx, &config);
+	map = regmap_init(dev, NULL, ctx, config);
 	KUNIT_ASSERT_FALSE_MSG(test, IS_ERR(map), "regmap_init(NULL bus): %ld",
 			       PTR_ERR(map));
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, regmap_exit_action, map));
@@ -87,7 +98,7 @@ static void nobus_read_write(struct kunit *test)
 	unsigned int val;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	map = nobus_map(test, ctx, REGCACHE_NONE);
+	map = nobus_map(test, ctx, &nobus_config);
 
 	KUNIT_EXPECT_EQ(test, 0, regmap_write(map, 3, 0x1234));
 	KUNIT_EXPECT_EQ(test, 0x1234, ctx->regs[3]);
@@ -111,7 +122,7 @@ static void nobus_update_bits(struct kunit *test)
 	bool changed;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	map = nobus_map(test, ctx, REGCACHE_NONE);
+	map = nobus_map(test, ctx, &nobus_config);
 	ctx->regs[2] = 0xff00;
 
 	KUNIT_EXPECT_EQ(test, 0, regmap_update_bits_check(map, 2, 0x0ff0, 0x0550,
@@ -130,7 +141,7 @@ static void nobus_cached(struct kunit *test)
 	unsigned int val;
 
 	KUNIT_ASSERT_NOT_NULL(test, ctx);
-	map = nobus_map(test, ctx, REGCACHE_RBTREE);
+	map = nobus_map(test, ctx, &nobus_cached_config);
 
 	KUNIT_EXPECT_EQ(test, 0, regmap_write(map, 5, 0x55));
 	KUNIT_EXPECT_EQ(test, 0, regmap_read(map, 5, &val));
@@ -236,21 +247,22 @@ static void async_release_action(void *data)
 	flush_work(&ctx->work);
 }
 
+static const struct regmap_config async_config = {
+	.reg_bits = 8,
+	.val_bits = 8,
+	.max_register = NREGS - 1,
+	.cache_type = REGCACHE_NONE,
+};
+
 static struct regmap *async_map(struct kunit *test, struct async_ctx *ctx)
 {
-	struct regmap_config config = {
-		.reg_bits = 8,
-		.val_bits = 8,
-		.max_register = NREGS - 1,
-		.cache_type = REGCACHE_NONE,
-	};
 	struct device *dev = kunit_device_register(test, "regmap_async");
 	struct regmap *map;
 
 	KUNIT_ASSERT_FALSE(test, IS_ERR(dev));
 	INIT_WORK(&ctx->work, async_work);
 	init_completion(&ctx->go);
-	map = regmap_init(dev, &async_bus, ctx, &config);
+	map = regmap_init(dev, &async_bus, ctx, &async_config);
 	KUNIT_ASSERT_FALSE(test, IS_ERR(map));
 	KUNIT_ASSERT_EQ(test, 0, kunit_add_action_or_reset(test, regmap_exit_action, map));
 	/* Runs before regmap_exit(): no work item outlives the map. */
@@ -320,6 +332,7 @@ static struct kunit_suite regmap_nobus_suite = {
 	.name = "regmap_nobus_async",
 	.test_cases = regmap_nobus_cases,
 };
+
 kunit_test_suite(regmap_nobus_suite);
 
 MODULE_DESCRIPTION("KUnit: regmap without a bus, and asynchronous writes");
