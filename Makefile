@@ -26,7 +26,7 @@ help:
 	@echo "  RUNS=3             demo: runs per case"
 	@echo "  DURATION=10        demo: seconds per tbench run; stress: seconds of stress"
 	@echo "  ACCEL=auto         demo, check: auto (KVM when usable, else TCG), kvm or tcg"
-	@echo "  SUITES=...         check: the suites to run, SUITE or SUITE:GLOB (default: all but stress)"
+	@echo "  SUITES=...         check: the suites to run, SUITE or SUITE:GLOB (default: all)"
 	@echo "  JSON=FILE          check: also write a KernelCI KCIDB report"
 	@echo "  FRESH=1            ftracetest: rerun both kernels instead of reusing logs"
 	@echo "  ALL=1              scripts/config-matrix.sh: every commit, not HEAD only"

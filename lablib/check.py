@@ -87,10 +87,7 @@ SUITES = {
 
 # Suites that `./lab check` with no names leaves out, with the reason;
 # name them to run them.
-NOT_BY_DEFAULT = {
-    "stress": "not yet shown to pass with the second snapshot-history design "
-              "(make stress runs it)",
-}
+NOT_BY_DEFAULT = {}
 
 # Skips each suite expects, by test-name glob, with the reason.  Any other
 # skip fails the suite: a test that skips where it should have run hides

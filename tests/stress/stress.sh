@@ -25,6 +25,7 @@ loop() {	# name, then a command run until the end
 }
 q() { "$@" 2>/dev/null; true; }
 w() { echo "$1" > "$2" 2>/dev/null; true; }
+a() { echo "$1" >> "$2" 2>/dev/null; true; }	# no O_TRUNC: keeps a filter
 
 # A hang is a task blocked for 480 s.  At the default 120 s the detector
 # fired on a task waiting for trace_types_lock while a tracer switch
@@ -39,6 +40,18 @@ w 64 $T/buffer_size_kb
 w clear /sys/kernel/debug/kmemleak
 w 1 $T/events/sched/sched_switch/enable
 w 1 $T/events/sched/sched_select_idle_sibling/enable
+# The function tracers (function, function_graph and the function hooks
+# of irqsoff, preemptoff and wakeup) trace only the wake-up and schedule
+# paths.  Unfiltered, every round of tracer switches patched some 40,000
+# call sites and traced every kernel function under KASAN in
+# single-threaded TCG: minutes per round, and the other loops queued
+# behind trace_types_lock for as long.  What the stress is after is the
+# series' own code under concurrency, and these functions are its callers.
+w '' $T/set_ftrace_filter
+for f in try_to_wake_up select_task_rq_fair select_idle_sibling __schedule schedule; do
+	a $f $T/set_ftrace_filter
+done
+echo "# stress: set_ftrace_filter: $(grep -vc '^#' $T/set_ftrace_filter) functions" >&2
 slab0=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
 
 policy() { for p in modern 3.9 3.8; do w $p $S/sis_policy; sleep 0.3; done; }
@@ -76,8 +89,8 @@ triggers() {
 	w 'hist:keys=common_pid:v=prev_prio:onmax($v).snapshot()' $T/events/sched/sched_switch/trigger
 	sleep 0.2
 	w '!hist:keys=common_pid:v=prev_prio:onmax($v).snapshot()' $T/events/sched/sched_switch/trigger
-	w 'schedule:snapshot:2' $T/set_ftrace_filter; sleep 0.2
-	w '!schedule:snapshot:2' $T/set_ftrace_filter
+	a 'schedule:snapshot:2' $T/set_ftrace_filter; sleep 0.2
+	a '!schedule:snapshot:2' $T/set_ftrace_filter
 }
 instances() {
 	i=$T/instances/stress$$
@@ -140,10 +153,20 @@ done
 # is a hang, and the hung-task detector reports it (exit 122).
 GRACE=600
 hung=
+dumped=
 while :; do
 	hung=
 	for p in $pids; do kill -0 $p 2>/dev/null && hung="$hung $p"; done
 	[ -z "$hung" ] || [ "$(date +%s)" -ge $((end + GRACE)) ] && break
+	# Slow or stuck: two minutes late, put the stacks of the blocked
+	# tasks (sysrq w) and of the running CPUs (sysrq l) in the kernel
+	# log, which the lab keeps as the run directory's dmesg.
+	if [ -z "$dumped" ] && [ "$(date +%s)" -ge $((end + 120)) ]; then
+		dumped=1
+		echo "# stress: loops still running 120 s late, sysrq w and l to dmesg" >&2
+		w w /proc/sysrq-trigger
+		w l /proc/sysrq-trigger
+	fi
 	sleep 2
 done
 echo "# stress: loops ended $(( $(date +%s) - end ))s after the deadline" >&2
@@ -164,7 +187,9 @@ fi
 w nop $T/current_tracer
 w 0 $T/events/enable
 w 1 $T/snapshot_depth
-for c in 3 7 11; do w 1 /sys/devices/system/cpu/cpu$c/online; done
+for c in 3 7 11; do
+	[ -e /sys/devices/system/cpu/cpu$c/online ] && w 1 /sys/devices/system/cpu/cpu$c/online
+done
 bad=
 for f in $T/trace $T/snapshot $T/snapshot_depth $T/buffer_size_kb $T/tracing_cpumask \
 	$T/per_cpu/cpu0/snapshot $T/per_cpu/cpu0/trace $S/sis_policy $S/sis_stats; do
