@@ -28,6 +28,7 @@ help:
 	@echo "  ACCEL=auto         demo, check: auto (KVM when usable, else TCG), kvm or tcg"
 	@echo "  SUITES=...         check: the suites to run, SUITE or SUITE:GLOB (default: all)"
 	@echo "  JSON=FILE          check: also write a KernelCI KCIDB report"
+	@echo "  FUNCS=wakeup       stress: what the function tracers trace (wakeup or all)"
 	@echo "  FRESH=1            ftracetest: rerun both kernels instead of reusing logs"
 	@echo "  ALL=1              scripts/config-matrix.sh: every commit, not HEAD only"
 	@echo "suites (./lab check --list shows their tests):"
@@ -71,7 +72,7 @@ check: kernels kernel-debug selftests
 # make check runs it for 60 s.
 stress: kernel-debug selftests
 	@./lab run --kernel debug --tcg single --topology 2x2 --timeout $$(( $(STRESS_DURATION) + 900 )) -- \
-		tests/stress/stress.sh $(STRESS_DURATION)
+		tests/stress/stress.sh $(STRESS_DURATION) $(FUNCS)
 
 # Every commit of the series under the config matrix (make check: HEAD).
 matrix: tree
@@ -80,7 +81,9 @@ matrix: tree
 # Longer, steadier runs: make demo RUNS=5 DURATION=30
 RUNS ?= 3
 DURATION ?= 10
-# make stress DURATION=...: seconds of stress (default 600).
+# make stress DURATION=...: seconds of stress (default 600); FUNCS=all:
+# the function tracers trace every function, not the wake-up path.
+FUNCS ?= wakeup
 STRESS_DURATION = $(if $(filter command line,$(origin DURATION)),$(DURATION),600)
 demo: kernels
 	@demo/demo.py --runs $(RUNS) --duration $(DURATION) $(if $(ACCEL),--accel $(ACCEL))

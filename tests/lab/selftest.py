@@ -439,6 +439,20 @@ def test_check_picks_tests_and_refuses_bad_names():
             raise AssertionError(f"{bad} was accepted")
 
 
+def test_stress_refuses_bad_arguments_and_the_host():
+    """stress.sh rewrites kernel settings: it names a bad argument, and
+    outside the guest (no LAB_OUT) it refuses to start at all."""
+    stress = os.path.join(TOP, "tests/stress/stress.sh")
+    env = {k: v for k, v in os.environ.items() if k != "LAB_OUT"}
+    for args, words in ((["x"], "usage"), (["60", "some"], "usage"),
+                        (["6x0"], "usage"), (["60"], "inside the lab guest"),
+                        (["60", "all"], "inside the lab guest")):
+        p = subprocess.run(["sh", stress, *args], env=env, capture_output=True,
+                           text=True, timeout=10)
+        assert p.returncode == 2 and words in p.stderr and not p.stdout, \
+            (args, p.returncode, p.stdout, p.stderr)
+
+
 def test_article_format_cases_fail_on_the_3_8_layout():
     """tests/article/article.sh against sched_switch's 3.8 format (with
     common_padding): its three format cases must fail."""

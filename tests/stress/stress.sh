@@ -1,13 +1,23 @@
 #!/bin/sh
-# In the guest (the debug kernel, make stress): stress.sh [SECONDS]
+# In the guest (the debug kernel, make stress): stress.sh [SECONDS [all]]
 # runs everything the series adds or changes, at once, for SECONDS
-# (default 600).  Errors of the
+# (default 600); "all" lets the function tracers trace every function
+# instead of the wake-up path (see below).  Errors of the
 # single operations are expected (EBUSY, EINVAL under latency tracers...)
 # and ignored: what counts is that the kernel does not splat (./lab run
 # then exits 122 and the suite fails), does not hang, still answers on
 # every file at the end, and leaks nothing (kmemleak).  Prints KTAP.
 set -u
 DURATION=${1:-${DURATION:-600}}
+FUNCS=${2:-wakeup}
+usage() { echo "stress: usage: stress.sh [SECONDS [wakeup|all]]" >&2; exit 2; }
+case "$DURATION" in '' | *[!0-9]*) usage ;; esac
+case "$FUNCS" in wakeup | all) ;; *) usage ;; esac
+# It rewrites kernel settings and switches tracers: never on the host.
+[ -n "${LAB_OUT:-}" ] || {
+	echo "stress: runs inside the lab guest only: make stress, or ./lab check stress" >&2
+	exit 2
+}
 T=/sys/kernel/tracing
 S=/sys/kernel/debug/sched
 end=$(( $(date +%s) + DURATION ))
@@ -48,10 +58,14 @@ w 1 $T/events/sched/sched_select_idle_sibling/enable
 # behind trace_types_lock for as long.  What the stress is after is the
 # series' own code under concurrency, and these functions are its callers.
 w '' $T/set_ftrace_filter
-for f in try_to_wake_up select_task_rq_fair select_idle_sibling __schedule schedule; do
-	a $f $T/set_ftrace_filter
-done
-echo "# stress: set_ftrace_filter: $(grep -vc '^#' $T/set_ftrace_filter) functions" >&2
+if [ "$FUNCS" = wakeup ]; then
+	for f in try_to_wake_up select_task_rq_fair select_idle_sibling __schedule schedule; do
+		a $f $T/set_ftrace_filter
+	done
+	echo "# stress: set_ftrace_filter: $(grep -vc '^#' $T/set_ftrace_filter) functions" >&2
+else
+	echo "# stress: function tracers trace all $(wc -l < $T/available_filter_functions) functions" >&2
+fi
 slab0=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
 
 policy() { for p in modern 3.9 3.8; do w $p $S/sis_policy; sleep 0.3; done; }
