@@ -52,7 +52,7 @@ w 1 $T/events/sched/sched_switch/enable
 w 1 $T/events/sched/sched_select_idle_sibling/enable
 # The function tracers (function, function_graph and the function hooks
 # of irqsoff, preemptoff and wakeup) trace only the wake-up and schedule
-# paths.  Unfiltered, every round of tracer switches patched some 40,000
+# paths.  Unfiltered, every round of tracer switches patched all 21,643
 # call sites and traced every kernel function under KASAN in
 # single-threaded TCG: minutes per round, and the other loops queued
 # behind trace_types_lock for as long.  What the stress is after is the
@@ -180,11 +180,19 @@ while :; do
 		echo "# stress: loops still running 120 s late, sysrq w and l to dmesg" >&2
 		w w /proc/sysrq-trigger
 		w l /proc/sysrq-trigger
+		# The late loops' own tasks, on stderr: state and kernel stack.
+		for p in $hung; do
+			for t in $p $(ps -o pid= --ppid "$p" 2>/dev/null); do
+				echo "# stress: task $t: $(ps -o stat=,args= -p "$t" 2>/dev/null)"
+				sed 's/^/#   /' /proc/$t/stack 2>/dev/null
+			done
+		done >&2
 	fi
 	sleep 2
 done
 echo "# stress: loops ended $(( $(date +%s) - end ))s after the deadline" >&2
 
+failed=0
 echo "KTAP version 1"
 echo "1..3"
 if [ -z "$hung" ]; then
@@ -195,6 +203,7 @@ else
 	done
 	ps -e -o pid,stat,wchan:20,args 2>/dev/null | sed 's/^/# /'
 	echo "not ok 1 every loop ended within $GRACE s of the deadline"
+	failed=1
 fi
 
 # Back to a quiet state, then every file must still answer.
@@ -227,6 +236,7 @@ if [ -z "$bad" ]; then
 else
 	echo "# unreadable:$bad"
 	echo "not ok 2 every file is readable at the end"
+	failed=1
 fi
 
 # Leaks: kmemleak, two scans (it reports an object only once it has
@@ -240,6 +250,7 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	else
 		head -60 /sys/kernel/debug/kmemleak | sed 's/^/# /'
 		echo "not ok 3 kmemleak finds no leak ($leaks objects)"
+		failed=1
 	fi
 else
 	echo "ok 3 kmemleak finds no leak # SKIP no kmemleak (not the debug kernel)"
@@ -248,3 +259,6 @@ fi
 # objects back (up to 1/32 of memory), so they need not return to the
 # baseline on the debug kernel; kmemleak is the leak check.
 echo "# slab: ${slab0} kB before, $(awk '/^Slab:/ {print $2}' /proc/meminfo) kB after"
+# A failed case fails the run: make stress exits non-zero, and the lab
+# keeps the run directory with the whole kernel log.
+exit $failed
