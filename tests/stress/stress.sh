@@ -59,7 +59,8 @@ w 1 $T/events/sched/sched_select_idle_sibling/enable
 # series' own code under concurrency, and these functions are its callers.
 w '' $T/set_ftrace_filter
 if [ "$FUNCS" = wakeup ]; then
-	for f in try_to_wake_up select_task_rq_fair select_idle_sibling __schedule schedule; do
+	# (select_idle_sibling() is inlined and __schedule() is notrace.)
+	for f in try_to_wake_up select_task_rq_fair schedule; do
 		a $f $T/set_ftrace_filter
 	done
 	echo "# stress: set_ftrace_filter: $(grep -vc '^#' $T/set_ftrace_filter) functions" >&2
