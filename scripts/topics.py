@@ -7,10 +7,15 @@ file.  They go to different maintainers.
   topics.py list           every patch file, in apply order (no cover letters)
   topics.py export TREE    write TREE's base..HEAD into the topic directories
 
-A commit's topic is its subject's subsystem: "sched/..." and
-"selftests/sched" go to sched, "tracing...", "ring-buffer" and
-"selftests/ftrace" to tracing.  All sched commits must come before all tracing ones, so that
-export and apply give back the same history.
+Two kinds of topic: sched and tracing are upstream-bound (what would be
+posted, keeping 6.12's ABI); v3.9-repro holds the reproductions of 3.8 and
+3.9 behaviour that the lab kernel shows and that are not for merging.  A
+commit with the trailer "Not-for-merge: reproduces Linux 3.9 behaviour" is
+a v3.9-repro commit, whatever its subsystem.  The others go by their
+subject's subsystem: "sched/..." and "selftests/sched" go to sched,
+"tracing...", "ring-buffer" and "selftests/ftrace" to tracing.  The topics
+come in the order of TOPICS, each in one run of commits, so that export and
+apply give back the same history.
 """
 
 import os
@@ -23,7 +28,9 @@ PATCHES = os.path.join(TOP, "patches")
 TOPICS = [
     ("sched", re.compile(r"^(sched[/:]|selftests/sched)")),
     ("tracing", re.compile(r"^(tracing|ring-buffer|ftrace|selftests/ftrace)")),
+    ("v3.9-repro", None),
 ]
+REPRO_TRAILER = re.compile(r"^Not-for-merge: ", re.M)
 COVER = "0000-cover-letter.patch"
 
 
@@ -79,7 +86,10 @@ def cmd_export(tree):
     seen = []
     for c in commits:
         subject = git(tree, "log", "-1", "--format=%s", c).strip()
-        topic = next((t for t, rx in TOPICS if rx.match(subject)), None)
+        if REPRO_TRAILER.search(git(tree, "log", "-1", "--format=%b", c)):
+            topic = "v3.9-repro"
+        else:
+            topic = next((t for t, rx in TOPICS if rx and rx.match(subject)), None)
         if topic is None:
             die(f"commit {c[:12]} '{subject}': no topic; start its subject "
                 "with sched/ or tracing")
