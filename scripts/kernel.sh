@@ -59,9 +59,10 @@ start=$(date +%s)
 kmake -j"$jobs" bzImage
 # The test modules built outside the tree, into build/modules/$name/:
 # the lab suite's splat module (lockdep reports LKDTM cannot provoke) and
-# the article suite's regmap KUnit module.
+# the article suite's regmap KUnit module, and the history suite's
+# module with a trace event.
 kmake -s -j"$jobs" modules	# Module.symvers, for modpost
-for m in tests/lab/splat tests/article/regmap; do
+for m in tests/lab/splat tests/article/regmap tests/snapshot/modevent; do
 	mod=$top/build/modules/$name/${m##*/}
 	rm -rf "$mod" && mkdir -p "$mod" && cp "$top/$m"/* "$mod"/
 	kmake -s M="$mod" modules

@@ -18,6 +18,10 @@ if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$o
 	echo "selftests: building snapshot_history"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_history" "$top/tests/snapshot/history.c"
 fi
+if [ ! -x "$out/snapshot_lifetime" ] || [ "$top/tests/snapshot/lifetime.c" -nt "$out/snapshot_lifetime" ]; then
+	echo "selftests: building snapshot_lifetime"
+	gcc -O2 -Wall -I"$src" -o "$out/snapshot_lifetime" "$top/tests/snapshot/lifetime.c"
+fi
 if [ ! -x "$out/badinput_sched" ] || [ "$top/tests/badinput/sched.c" -nt "$out/badinput_sched" ]; then
 	echo "selftests: building badinput_sched"
 	gcc -O2 -Wall -I"$src" -o "$out/badinput_sched" "$top/tests/badinput/sched.c" -lpthread

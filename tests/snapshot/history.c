@@ -16,6 +16,8 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -141,21 +143,22 @@ static const char *tags(const char *path, const char *prefix)
 }
 
 /* A function that only the test calls, so that a probe on it is ours. */
+static const char * const probe_names[] = {
+	"__do_sys_getppid", "__x64_sys_getppid", "sys_getppid",
+};
+
 static const char *probe_function(void)
 {
-	static const char * const names[] = {
-		"__do_sys_getppid", "__x64_sys_getppid", "sys_getppid",
-	};
 	unsigned int i;
 
 	if (rd(T "available_filter_functions") < 0)
 		return NULL;
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < sizeof(probe_names) / sizeof(probe_names[0]); i++) {
 		char line[64];
 
-		snprintf(line, sizeof(line), "\n%s\n", names[i]);
+		snprintf(line, sizeof(line), "\n%s\n", probe_names[i]);
 		if (strstr(buf, line))
-			return names[i];
+			return probe_names[i];
 	}
 	return NULL;
 }
@@ -207,6 +210,9 @@ static char cpumask0[64];
 
 static void reset(void)
 {
+	char probe[64];
+	int i;
+
 	if (hist_trigger[0]) {
 		hist_trigger[0] = '!';
 		wr(T "events/sched/sched_process_fork/trigger", hist_trigger);
@@ -214,6 +220,17 @@ static void reset(void)
 	}
 	wr(T "events/sched/sched_process_fork/trigger", "!snapshot");
 	wr(T "events/ftrace/print/trigger", "!snapshot");
+	wr_append(T "events/sched/sched_switch/trigger", "!snapshot");
+	/*
+	 * Truncating set_ftrace_filter leaves probes, which hold the
+	 * snapshot; a counted probe goes only by its counted form.
+	 */
+	for (i = 0; i < 3; i++) {
+		snprintf(probe, sizeof(probe), "!%s:snapshot", probe_names[i]);
+		wr_append(T "set_ftrace_filter", probe);
+		strcat(probe, ":1");
+		wr_append(T "set_ftrace_filter", probe);
+	}
 	wr(T "set_ftrace_filter", "");
 	wr(T "current_tracer", "nop");
 	wr(T "snapshot", "0");
@@ -1012,6 +1029,115 @@ TEST_F_TIMEOUT(snap, instances_come_and_go_with_their_history, 300)
 		ASSERT_EQ(0, wr(p, "1"));
 		ASSERT_EQ(0, rmdir(T "instances/hist_loop"));
 	}
+}
+
+/*
+ * echo 0 with a snapshot trigger armed: EBUSY, and live tracing goes on.
+ * Freed under the trigger, the next hit found no snapshot and turned
+ * tracing off.
+ */
+TEST_F(snap, free_is_ebusy_while_a_trigger_is_armed)
+{
+	const char *trig = T "events/sched/sched_process_fork/trigger";
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "8"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_EQ(0, wr_append(trig, "snapshot"));
+	EXPECT_EQ(EBUSY, wr(T "snapshot", "0"));
+	mark("FREE1");
+	fork_one();
+	mark("FREE2");
+	EXPECT_TRUE(has(T "trace", "FREE2"))
+		TH_LOG("live tracing stopped after echo 0 > snapshot");
+	EXPECT_TRUE(has(T "snapshot", "FREE1"));
+	EXPECT_TRUE(has(T "tracing_on", "1"));
+	/* Without the trigger, the free works as before */
+	ASSERT_EQ(0, wr_append(trig, "!snapshot"));
+	EXPECT_EQ(0, wr(T "snapshot", "0"));
+	EXPECT_TRUE(has(T "snapshot", "Snapshot is freed"));
+	mark("FREE3");
+	EXPECT_TRUE(has(T "trace", "FREE3"));
+}
+
+/* Non-comment lines of @path, -1 if it cannot be read */
+static int entries(const char *path)
+{
+	int n = 0;
+	char *p;
+
+	if (rd(path) < 0)
+		return -1;
+	for (p = buf; *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : p + strlen(p)) {
+		if (*p != '#' && *p != '\n')
+			n++;
+	}
+	return n;
+}
+
+/* The lab's module with a trace event, built for the running kernel */
+static int modevent_load(char *why, size_t len)
+{
+	struct utsname u;
+	char ko[256];
+	const char *flavour;
+	int fd, ret;
+
+	uname(&u);
+	flavour = strrchr(u.release, '-');
+	snprintf(ko, sizeof(ko), "build/modules/%s/modevent/lab_modevent.ko",
+		 flavour ? flavour + 1 : "lab");
+	fd = open(ko, O_RDONLY);
+	if (fd < 0) {
+		snprintf(why, len, "no %s: run make kernel-lab", ko);
+		return -1;
+	}
+	ret = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	if (ret && errno != EEXIST) {
+		snprintf(why, len, "finit_module(%s): %s", ko, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void modevent_fire(int n)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%d", n);
+	wr("/sys/module/lab_modevent/parameters/fire", v);
+}
+
+/*
+ * A removed module's events leave every buffer, the history included:
+ * a later module may take their event id, and its format would then
+ * print them.
+ */
+TEST_F(snap, module_unload_clears_its_events_from_every_buffer)
+{
+	char why[300];
+
+	if (modevent_load(why, sizeof(why)))
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "trace", ""));
+	ASSERT_EQ(0, wr(T "events/lab_modevent/enable", "1"));
+	modevent_fire(1);
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	modevent_fire(2);
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	modevent_fire(3);
+	ASSERT_EQ(0, wr(T "events/lab_modevent/enable", "0"));
+	ASSERT_TRUE(has(T "snapshots/1", "lab_modevent n=1"));
+	ASSERT_TRUE(has(T "snapshot", "lab_modevent n=2"));
+	ASSERT_TRUE(has(T "trace", "lab_modevent n=3"));
+	ASSERT_EQ(0, syscall(SYS_delete_module, "lab_modevent", O_NONBLOCK))
+		TH_LOG("delete_module: %s", strerror(errno));
+	EXPECT_EQ(0, entries(T "trace"));
+	EXPECT_EQ(0, entries(T "snapshot"));
+	EXPECT_EQ(0, entries(T "snapshots/1"))
+		TH_LOG("snapshots/1 kept the removed module's events:\n%s", buf);
+	EXPECT_EQ(0, entries(T "snapshots/2"));
 }
 
 TEST_HARNESS_MAIN
