@@ -1,9 +1,16 @@
 #!/usr/bin/env python3
 """Check, in a kernel/sched/fair.o built with CONFIG_JUMP_LABEL, that the
-default select_idle_sibling() policy pays only the static key: in
-select_task_rq_fair() the sched_sis_legacy key is a jump-label site (a NOP
-patched to a jump), and every load of sched_sis_policy sits at the key's
-jump target, so that "modern" never loads the policy.
+default wake-up path pays for the select_idle_sibling() instrumentation
+only with patched-out jumps:
+
+- in select_task_rq_fair() (which inlines select_idle_sibling()), the
+  static key of the sched_sis_decision_tp tracepoint is a jump-label site
+  (a NOP patched to a jump), and so is each other key the series puts in
+  front of the traced path (sched_sis_legacy, the lab's trace event,
+  schedstats), where the object has them;
+- every call to select_idle_sibling_traced(), the out-of-line copy that
+  works out the reason, sits in the out-of-line code those jumps lead to;
+- sched_sis_policy (the lab's policy) is loaded only there, if at all.
 
 Usage: scripts/check-sis-key.py FAIR_O     exit 0 if so, 1 (saying why) if not
 """
@@ -13,6 +20,12 @@ import subprocess
 import sys
 
 FUNC = "select_task_rq_fair"
+TRACED = "select_idle_sibling_traced"
+TP_KEY = "__tracepoint_sched_sis_decision_tp"
+OTHER_KEYS = ("sched_sis_legacy", "__tracepoint_sched_select_idle_sibling",
+              "sched_schedstats")
+# A jump target's out-of-line block sets up the call's arguments first.
+REACH = 64
 
 
 def run(*argv, check=True):
@@ -20,51 +33,81 @@ def run(*argv, check=True):
 
 
 def main(obj):
-    syms = {}
+    syms, undefined = {}, set()
     for line in run("nm", "-S", obj).splitlines():
         parts = line.split()
         if len(parts) == 4:
             syms[parts[3]] = (int(parts[0], 16), int(parts[1], 16), parts[2])
-    if FUNC not in syms or "sched_sis_legacy" not in syms:
-        return f"{obj} has no {FUNC} or no sched_sis_legacy"
+        elif len(parts) == 2 and parts[0] == "U":
+            undefined.add(parts[1])
+    if FUNC not in syms:
+        return f"{obj} has no {FUNC}"
     start, size, _ = syms[FUNC]
-    key_off, _, key_type = syms["sched_sis_legacy"]
-    section = {"b": ".bss", "d": ".data"}.get(key_type.lower())
-    if not section:
-        return f"sched_sis_legacy is in an unexpected section ({key_type})"
+    keys = [k for k in (TP_KEY,) + OTHER_KEYS if k in syms or k in undefined]
+    if TP_KEY not in keys:
+        return f"{obj} does not use {TP_KEY}: not the series' fair.o"
+
+    def key_of(reloc):
+        """The key a __jump_table key reloc names, or None."""
+        for k in keys:
+            if re.fullmatch(re.escape(k) + r"(\+0x[0-9a-f]+)?", reloc):
+                return k
+            if k in syms:
+                off, ksize, ktype = syms[k]
+                section = {"b": ".bss", "d": ".data"}.get(ktype.lower())
+                m = section and re.fullmatch(re.escape(section) + r"\+0x([0-9a-f]+)", reloc)
+                if m and off <= int(m.group(1), 16) < off + max(ksize, 8):
+                    return k
+        return None
 
     # __jump_table entries: code, target (.text+X) and key, one reloc each.
     # No such section (objdump fails) without CONFIG_JUMP_LABEL.
     relocs = re.findall(r"^[0-9a-f]+\s+\S+\s+(\S+)$",
                         run("objdump", "-r", "-j", "__jump_table", obj, check=False), re.M)
-    sites = []
+    sites = {}
     for i in range(0, len(relocs) - 2, 3):
         code, target, key = relocs[i:i + 3]
-        m = re.fullmatch(re.escape(section) + r"\+0x([0-9a-f]+)", key)
-        if not m or not key_off <= int(m.group(1), 16) < key_off + 8:
+        k = key_of(key)
+        if not k:
             continue
         c, t = (int(x.split("+0x")[1], 16) if "+0x" in x else 0 for x in (code, target))
         if start <= c < start + size:
-            sites.append((c, t))
-    if not sites:
-        return (f"no jump-label site of sched_sis_legacy in {FUNC}: built "
-                "without CONFIG_JUMP_LABEL, or the key is not a static branch")
+            sites.setdefault(k, []).append((c, t))
+    missing = [k for k in keys if k not in sites]
+    if TP_KEY in missing:
+        return (f"no jump-label site of {TP_KEY} in {FUNC}: built without "
+                "CONFIG_JUMP_LABEL, or the tracepoint is not behind its key")
+    targets = [t for s in sites.values() for _, t in s]
 
     dis = run("objdump", "-dr", "--no-show-raw-insn", obj)
-    loads = [int(a, 16) for a in re.findall(r"^\s+([0-9a-f]+): R_X86_64_\S+\s+sched_sis_policy",
-                                            dis, re.M)
-             if start <= int(a, 16) < start + size]
-    if not loads:
-        return f"{FUNC} never loads sched_sis_policy: nothing to check"
-    stray = [a for a in loads if not any(t <= a < t + 16 for _, t in sites)]
-    if stray:
-        return (f"{FUNC} loads sched_sis_policy at "
-                f"{', '.join(hex(a - start) for a in stray)} (offsets in the function), "
-                "outside the key's jump target: the default path pays for it")
-    for c, t in sites:
-        print(f"# {FUNC}+{c - start:#x}: sched_sis_legacy key, jump target "
-              f"+{t - start:#x}; sched_sis_policy loaded at "
-              f"{', '.join('+' + hex(a - start) for a in loads)}")
+    refs = {}
+    for name in (TRACED, "sched_sis_policy"):
+        refs[name] = [int(a, 16) for a in re.findall(
+            r"^\s+([0-9a-f]+): R_X86_64_\S+\s+" + re.escape(name) + r"\b", dis, re.M)
+            if start <= int(a, 16) < start + size]
+    if TRACED in syms and syms[TRACED][2].lower() == "t" and not refs[TRACED]:
+        # A local call needs no relocation: find it in the disassembly.
+        off = syms[TRACED][0]
+        refs[TRACED] = [int(a, 16) for a, dest in re.findall(
+            r"^\s+([0-9a-f]+):\s+call\s+([0-9a-f]+) <", dis, re.M)
+            if start <= int(a, 16) < start + size and int(dest, 16) == off]
+    if not refs[TRACED]:
+        return f"{FUNC} never calls {TRACED}: nothing to check"
+    for name, addrs in refs.items():
+        stray = [a for a in addrs if not any(t <= a < t + REACH for t in targets)]
+        if stray:
+            return (f"{FUNC} reaches {name} at "
+                    f"{', '.join(hex(a - start) for a in stray)} (offsets in the "
+                    "function), outside the keys' jump targets: the default path "
+                    "pays for it")
+    for k, s in sites.items():
+        for c, t in s:
+            print(f"# {FUNC}+{c - start:#x}: {k} key, jump target +{t - start:#x}")
+    for name, addrs in refs.items():
+        if addrs:
+            print(f"# {name} at " + ", ".join(f"+{a - start:#x}" for a in addrs))
+    if missing:
+        print(f"# keys with no site in {FUNC}: {', '.join(missing)}")
     return None
 
 

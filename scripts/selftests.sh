@@ -7,11 +7,17 @@ out=$top/build/selftests
 mkdir -p "$out"
 # The series' sched selftest, through the tree's kselftest Makefile (so
 # that patch 0005's Makefile hunk is what builds it).
-if [ ! -x "$out/sis_test" ] || [ "$src/sched/sis_test.c" -nt "$out/sis_test" ] ||
-   [ "$src/sched/Makefile" -nt "$out/sis_test" ]; then
-	echo "selftests: building sis_test (make -C tools/testing/selftests TARGETS=sched)"
+# sis_cow_test (upstream-bound) and sis_test (the 3.9 reproduction).
+stale=
+for f in sis_test.c sis_cow_test.c sis_llc.h Makefile; do
+	[ -f "$src/sched/$f" ] && [ "$src/sched/$f" -nt "$out/sis_test" ] && stale=1
+done
+if [ ! -x "$out/sis_test" ] || [ ! -x "$out/sis_cow_test" ] || [ -n "$stale" ]; then
+	echo "selftests: building sis_test, sis_cow_test (make -C tools/testing/selftests TARGETS=sched)"
 	make -s -C "$src" TARGETS=sched O="$out/kselftest-build" >/dev/null
 	cp "$out/kselftest-build/kselftest/sched/sis_test" "$out/sis_test"
+	cp "$out/kselftest-build/kselftest/sched/sis_cow_test" "$out/sis_cow_test"
+	touch "$out/sis_test"
 fi
 # Project tests that use the tree's kselftest harness.
 if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ]; then
