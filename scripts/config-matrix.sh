@@ -122,6 +122,7 @@ for name in $names; do
 		why="base does not build (build/matrix/$name/base.log)"
 	else
 		warnings "$out/base.log" > "$out/base.warnings"
+		[ -f "$out/kernel/sched/fair.o" ] && cp "$out/kernel/sched/fair.o" "$out/fair.base.o"
 		if [ "${ALL:-0}" = 1 ]; then
 			commits=$(git -C "$tree" rev-list --reverse "base..$head")
 		else
@@ -148,6 +149,12 @@ for name in $names; do
 			"$top/scripts/check-sis-key.py" "$out/kernel/sched/fair.o" > "$out/sis-key.log" ||
 				why="the default select_idle_sibling() path is not just the static key"
 			sed 's/^/# /' "$out/sis-key.log"
+			# What the wake-up path grew by (issue budget: 64 bytes for
+			# select_task_rq_fair and select_idle_sibling together).
+			"$wt/scripts/bloat-o-meter" "$out/fair.base.o" "$out/kernel/sched/fair.o" \
+				> "$out/bloat.log" 2>&1 &&
+				grep -E 'select_task_rq_fair|select_idle|^add/remove|^Total' "$out/bloat.log" |
+				sed 's/^/# bloat-o-meter: /'
 		fi
 	fi
 	report $n "build $name" "${why:+$name: $why}" "$(( $(date +%s) - start ))s"
