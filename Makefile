@@ -1,6 +1,6 @@
 # The lab's entry points.  `make help` lists them.
 .PHONY: help deps tree apply export stock kernel-lab kernel-stock kernel-debug kernels \
-	selftests check checkpatch ftracetest demo stress matrix clean distclean
+	selftests check check-full checkpatch ftracetest demo stress matrix clean distclean
 
 SHELL := /bin/sh
 TREE := build/linux
@@ -9,7 +9,8 @@ help:
 	@echo "targets:"
 	@echo "  make deps          install the Debian packages the lab needs (root)"
 	@echo "  make demo          build, boot and run the main demo (RUNS, DURATION, ACCEL)"
-	@echo "  make check         build and run every test suite in the guest (SUITES, ACCEL, JSON)"
+	@echo "  make check         the quick tier: the lab kernel, every feature (SUITES, ACCEL, JSON)"
+	@echo "  make check-full    the full tier (CI): + stock and debug kernels, stress, matrix, ..."
 	@echo "  make kernels       build the lab (base + patches/) and stock kernels"
 	@echo "  make kernel-lab    build the lab kernel only; kernel-stock the stock one"
 	@echo "  make kernel-debug  build the debug kernel: lab + lockdep, KASAN, UBSAN, ..."
@@ -26,7 +27,8 @@ help:
 	@echo "  RUNS=3             demo: runs per case"
 	@echo "  DURATION=10        demo: seconds per tbench run; stress: seconds of stress"
 	@echo "  ACCEL=auto         demo, check: auto (KVM when usable, else TCG), kvm or tcg"
-	@echo "  SUITES=...         check: the suites to run, SUITE or SUITE:GLOB (default: all)"
+	@echo "  SUITES=...         check: the suites to run, SUITE or SUITE:GLOB (default: the"
+	@echo "                     quick tier); only the kernels they need are built"
 	@echo "  JSON=FILE          check: also write a KernelCI KCIDB report"
 	@echo "  FUNCS=wakeup       stress: what the function tracers trace (wakeup or all)"
 	@echo "  FRESH=1            ftracetest: rerun both kernels instead of reusing logs"
@@ -65,16 +67,20 @@ kernels: kernel-lab kernel-stock
 selftests: tree
 	@scripts/selftests.sh
 
-check: kernels kernel-debug selftests
-	@./lab check $(if $(ACCEL),--accel $(ACCEL)) $(if $(JSON),--json $(JSON)) $(SUITES)
+# Only the kernels the suites need (./lab check --kernels) are built.
+check: tree selftests
+	@ACCEL=$(ACCEL) JSON=$(JSON) scripts/check.sh $(SUITES)
+
+check-full: tree selftests
+	@ACCEL=$(ACCEL) JSON=$(JSON) scripts/check.sh --full
 
 # The debug kernel under everything at once (tests/stress/stress.sh).
-# make check runs it for 60 s.
+# make check-full runs it for 60 s.
 stress: kernel-debug selftests
 	@./lab run --kernel debug --tcg single --topology 2x2 --timeout $$(( $(STRESS_DURATION) + 900 )) -- \
 		tests/stress/stress.sh $(STRESS_DURATION) $(FUNCS)
 
-# Every commit of the series under the config matrix (make check: HEAD).
+# Every commit of the series under the config matrix (make check-full: HEAD).
 matrix: tree
 	@ALL=1 scripts/config-matrix.sh
 

@@ -191,13 +191,34 @@ def ratio(a, b):
     return a["median"] / b["median"]
 
 
+class DrawError(Exception):
+    """placement.png cannot be drawn; the message says what is missing."""
+
+
+def can_draw():
+    """Why placement.png could not be drawn on this host, or None: checked
+    before booting anything, so that a run of minutes does not end without
+    its picture."""
+    if not shutil.which("gnuplot"):
+        return "gnuplot not found (install gnuplot-nox, or run 'make deps')"
+    p = subprocess.run(["gnuplot"], input="set terminal pngcairo\n", text=True,
+                       errors="replace", capture_output=True)
+    if p.returncode:
+        return ("this gnuplot has no pngcairo terminal (install gnuplot-nox): "
+                + " ".join(p.stderr.split())[-200:])
+    return None
+
+
 def plot(rows, png, datdir, label):
     """One panel per case: CPU over time of each task of the pair, from the
-    last run's end-of-run sched_switch snapshot."""
-    panels = []
+    last run's end-of-run sched_switch snapshot.  Returns the cases that have
+    no panel (no switch of the pair in that snapshot); raises DrawError when
+    there is no picture at all."""
+    panels, missing = [], []
     for row in rows:
         sw = row["runs"][-1]["switches"]
         if not sw:
+            missing.append(row["case"])
             continue
         t_end = sw[-1][0]
         window = [s for s in sw if s[0] >= t_end - 0.5]
@@ -212,7 +233,7 @@ def plot(rows, png, datdir, label):
         title = row["case"] if row["kernel"] == "lab" else "stock kernel"
         panels.append((dat, title))
     if not panels:
-        return False
+        raise DrawError("no case's snapshot holds a switch of the tbench pair")
     script = [
         "set terminal pngcairo size 1400,%d font 'sans,10'" % (260 * len(panels)),
         f"set output '{png}'",
@@ -227,8 +248,18 @@ def plot(rows, png, datdir, label):
         script.append(f"plot '{dat}' index 0 with points pt 7 ps 0.5 lc rgb '#d62728' title 'tbench (client)', "
                       f"'' index 1 with points pt 7 ps 0.5 lc rgb '#1f77b4' title 'tbench\\_srv (server)'")
     script.append("unset multiplot")
-    subprocess.run(["gnuplot"], input="\n".join(script), text=True, check=True)
-    return True
+    why = can_draw()
+    if why:
+        raise DrawError(why)
+    # stdout away: gnuplot writes the PNG there when it cannot open the file.
+    p = subprocess.run(["gnuplot"], input="\n".join(script), text=True, errors="replace",
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    if p.returncode or not os.path.isfile(png) or not os.path.getsize(png):
+        err = " ".join(p.stderr.split())[-300:]
+        raise DrawError(f"gnuplot exited {p.returncode} and wrote "
+                        f"{'an empty file' if os.path.isfile(png) else 'no file'}"
+                        + (f": {err}" if err else ""))
+    return missing
 
 
 def main():
@@ -241,6 +272,9 @@ def main():
                    help="output directory (default results/)")
     p.add_argument("--accel", choices=("auto", "kvm", "tcg"), default=None,
                    help="QEMU accelerator (default: auto, KVM when usable)")
+    p.add_argument("--no-stock", action="store_true",
+                   help="the lab kernel's cases only, without the stock kernel "
+                        "(make check's smoke run)")
     args = p.parse_args()
     if args.runs < 1 or args.duration < 2:
         p.error("--runs must be >= 1 and --duration >= 2")
@@ -250,19 +284,31 @@ def main():
         p.error(str(e))
     if note:
         print(f"demo: {note}", file=sys.stderr)
+    why = can_draw()
+    if why:
+        print(f"demo: cannot draw placement.png: {why}", file=sys.stderr)
+        sys.exit(1)
     label = "TCG (emulated)" if use == "tcg" else "KVM"
     start = time.time()
     out = os.path.abspath(args.out)
+    png = os.path.join(out, "placement.png")
+    # A picture from an earlier run must not pass for this run's.
+    if os.path.exists(png):
+        os.remove(png)
     raw_lab, raw_stock = os.path.join(out, "raw-lab"), os.path.join(out, "raw-stock")
+    raws = [("lab", raw_lab)] + ([] if args.no_stock else [("stock", raw_stock)])
     for d in (raw_lab, raw_stock):
         shutil.rmtree(d, ignore_errors=True)
+    for _, d in raws:
         os.makedirs(d)
 
     boot("lab", args.runs, args.duration, LAB_CASES, raw_lab, use)
-    boot("stock", args.runs, args.duration, ["stock"], raw_stock, use)
+    if not args.no_stock:
+        boot("stock", args.runs, args.duration, ["stock"], raw_stock, use)
 
     rows = [collect(raw_lab, "lab", c, args.runs) for c in LAB_CASES]
-    rows.append(collect(raw_stock, "stock", "stock", args.runs))
+    if not args.no_stock:
+        rows.append(collect(raw_stock, "stock", "stock", args.runs))
     by = {r["case"]: r for r in rows}
     base, pinned = by["3.8"]["tbench_mb_s"], by["pinned"]["tbench_mb_s"]
 
@@ -289,15 +335,18 @@ def main():
     if lost:
         print(f"warning: the sched_switch snapshots lost {lost} events: CPU "
               "changes are under-counted; raise buffer_size_kb in demo/cases.sh")
-    m_stock = ratio(by["modern"]["tbench_mb_s"], by["stock"]["tbench_mb_s"])
+    m_stock = ratio(by["modern"]["tbench_mb_s"], by["stock"]["tbench_mb_s"]) \
+        if "stock" in by else None
     if m_stock:
         print(f"modern (lab) / stock = {m_stock:.2f}x")
 
-    png = os.path.join(out, "placement.png")
-    drew = plot(rows, png, out, label)
+    try:
+        missing, cannot_draw = plot(rows, png, out, label), None
+    except DrawError as e:
+        missing, cannot_draw = [], str(e)
     setup = {k: dict(line.split(" ", 1) for line in
                      read(os.path.join(d, f"setup.{k}")).splitlines() if " " in line)
-             for k, d in (("lab", raw_lab), ("stock", raw_stock))}
+             for k, d in raws}
     qemu = subprocess.run(["qemu-system-x86_64", "--version"], capture_output=True,
                           text=True).stdout.splitlines()
     result = {
@@ -319,7 +368,7 @@ def main():
                   "two tasks on another CPU than their previous, per 1,000 "
                   "switch-ins, in the window every CPU's snapshot buffer holds",
         "kernels": {k: read(os.path.join(d, f"kernel.{k}")).strip()
-                    for k, d in (("lab", raw_lab), ("stock", raw_stock))},
+                    for k, d in raws},
         "headline_3_9_over_3_8": head, "seed_ratio": SEED,
         "cases": [{k: v for k, v in r.items()} for r in rows],
         "wall_s": round(time.time() - start, 1),
@@ -331,9 +380,15 @@ def main():
         json.dump(result, f, indent=1)
     print(f"\ndemo: took {result['wall_s']:.0f}s")
     print(f"demo: wrote {os.path.relpath(os.path.join(out, 'results.json'))}")
-    if drew:
+    if not cannot_draw:
         print(f"demo: wrote {os.path.relpath(png)}")
-    print(f"demo: raw guest output in {os.path.relpath(raw_lab)}/ and {os.path.relpath(raw_stock)}/")
+    print("demo: raw guest output in " + " and ".join(f"{os.path.relpath(d)}/" for _, d in raws))
+    if missing:
+        print(f"warning: {os.path.relpath(png)} has no panel for {', '.join(missing)}: "
+              "the last run's snapshot holds no switch of the tbench pair", file=sys.stderr)
+    if cannot_draw:
+        print(f"demo: cannot draw {os.path.relpath(png)}: {cannot_draw}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -35,10 +35,16 @@ LAB = os.path.join(TOP, "lab")
 SUITES = {
     "lab": ("the lab itself: topology, exit status, crash and hang reports, 9p",
             [sys.executable, "tests/lab/selftest.py"]),
+    "lab-debug": ("the lab on the debug kernel: WARN, KASAN and lockdep fail a run",
+                  [sys.executable, "tests/lab/selftest.py"]),
     "series": ("every patch in patches/ passes checkpatch --strict",
                ["tests/series/checkpatch.sh"]),
     "sched": ("select_idle_sibling() policies, reasons, counters (kselftest)",
               [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_test"]),
+    "cow": ("the knob-free bouncing-cow selftest: a ping-pong pair stands still",
+            [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_cow_test"]),
+    "cow-stock": ("the same on the stock kernel, which it judges without the lab's knobs",
+                  [LAB, "run", "--kernel", "stock", "--", "build/selftests/sis_cow_test"]),
     "sched-4x2": ("the same on a second SMT topology, 4 cores x 2 threads",
                   [LAB, "run", "--kernel", "{kernel}", "--topology", "4x2", "--",
                    "build/selftests/sis_test"]),
@@ -57,6 +63,13 @@ SUITES = {
     "history-debug": ("the same on the debug kernel (KASAN, lockdep, debug objects), 2 CPUs",
                       [LAB, "run", "--tcg", "single", "--smp", "2", "--timeout", "1500",
                        "--kernel", "debug", "--", "build/selftests/snapshot_history"]),
+    "lifetime": ("history buffers outlive their holders: trace, trace_pipe, splice, "
+                 "epoll, trace_marker",
+                 [LAB, "run", "--tcg", "single", "--kernel", "{kernel}", "--",
+                  "build/selftests/snapshot_lifetime"]),
+    "lifetime-debug": ("the same on the debug kernel: KASAN sees any use after free",
+                       [LAB, "run", "--tcg", "single", "--smp", "2", "--timeout", "900",
+                        "--kernel", "debug", "--", "build/selftests/snapshot_lifetime"]),
     "recorder": ("tools/snapshot-recorder saves each snapshot, woken by poll()",
                  [LAB, "run", "--tcg", "single", "--kernel", "{kernel}", "--",
                   "tests/snapshot/recorder.sh"]),
@@ -80,14 +93,57 @@ SUITES = {
     "article": ("the 3.9 article beyond the seeds: unpadded trace events, trace-cmd, "
                 "perf stat -I, nohz_full, perf bench numa, regmap KUnit",
                 [sys.executable, "tests/article/article.py", "{kernel}"]),
-    "demo": ("a smoke run of make demo: numbers, results.json, placement.png",
+    "article-drivers": ("the drivers the 3.9 article names compile in the lab tree",
+                        [sys.executable, "tests/article/article.py", "{kernel}"]),
+    "demo": ("a smoke run of make demo on the lab kernel: numbers, results.json, "
+             "placement.png",
              [sys.executable, "tests/demo/smoke.py"]),
+    "demo-stock": ("the same with the stock kernel's case, as make demo runs it",
+                   [sys.executable, "tests/demo/smoke.py"]),
 }
 
 
 # Suites that `./lab check` with no names leaves out, with the reason;
 # name them to run them.
 NOT_BY_DEFAULT = {}
+
+# The quick tier, `make check` and `./lab check` without names: every
+# user-visible feature on the lab kernel, which is the only kernel it
+# builds.  The full tier (`make check-full`, `./lab check --full`, CI) runs
+# every suite, adding the debug and stock kernels, the stress, the config
+# matrix, ftracetest, the other topologies and the drivers.
+QUICK = ["lab", "series", "cow", "sched", "badinput", "snapshot", "history", "lifetime",
+         "recorder", "trace-cmd", "badinput-snapshot", "article", "demo"]
+
+# The kernels a suite needs built, when not just the one under test
+# ({kernel}, the lab kernel unless --kernel says otherwise).
+KERNELS = {
+    "series": [], "matrix": [],
+    "lab-debug": ["debug"], "history-debug": ["debug"],
+    "lifetime-debug": ["debug"], "stress": ["debug"],
+    "article-drivers": [],
+    "demo-stock": ["{kernel}", "stock"], "cow-stock": ["stock"],
+}
+
+# Environment of a host suite: which of its tests it runs.
+SUITE_ENV = {
+    "lab": {"LAB_TEST_EXCLUDE": "test_debug_kernel_*"},
+    "lab-debug": {"LAB_TEST_GLOB": "test_debug_kernel_*"},
+    "article": {"LAB_TEST_EXCLUDE": "test_drivers_*"},
+    "article-drivers": {"LAB_TEST_GLOB": "test_drivers_*"},
+    "demo": {"LAB_DEMO_STOCK": "0"},
+}
+
+
+def kernels_needed(specs, kernel="lab"):
+    """The kernels (lab, stock, debug) that the suites of specs boot."""
+    need = []
+    for name, _ in specs:
+        for k in KERNELS.get(name, ["{kernel}"]):
+            k = k.replace("{kernel}", kernel)
+            if k not in need:
+                need.append(k)
+    return need
 
 # Skips each suite expects, by test-name glob, with the reason.  Any other
 # skip fails the suite: a test that skips where it should have run hides
@@ -107,9 +163,13 @@ EXPECTED_SKIPS = {
 # $LAB_TEST_GLOB); "ftracetest": case names as arguments.  Other suites are
 # one script and run whole.
 KIND = {
-    "lab": "host", "demo": "host", "article": "host",
+    "lab": "host", "lab-debug": "host", "demo": "host", "demo-stock": "host",
+    "article": "host",
+    "article-drivers": "host",
     "sched": "harness", "sched-4x2": "harness", "sched-nosmt": "harness",
+    "cow": "harness", "cow-stock": "harness",
     "history": "harness", "history-debug": "harness",
+    "lifetime": "harness", "lifetime-debug": "harness",
     "badinput": "harness", "badinput-snapshot": "harness",
     "ftracetest": "ftracetest",
 }
@@ -149,7 +209,8 @@ def list_tests(name):
         return names
     if kind == "host":
         p = subprocess.run(argv, cwd=TOP, capture_output=True, text=True,
-                           env=dict(os.environ, LAB_TEST_LIST="1"))
+                           env=dict(os.environ, LAB_TEST_LIST="1",
+                                    **SUITE_ENV.get(name, {})))
         return p.stdout.split()
     if kind == "ftracetest":
         return list(FTRACETEST_CASES)
@@ -196,7 +257,7 @@ def list_suites(names):
 
 
 def suites_help():
-    rows = [f"  {n:<18} {d}" + (" [not by default]" if n in NOT_BY_DEFAULT else "")
+    rows = [f"  {n:<18} {d}" + ("" if n in QUICK else " [full tier]")
             for n, (d, _) in SUITES.items()]
     return "suites:\n" + "\n".join(rows) + (
         "\n\nSUITE:GLOB picks tests by name (./lab check --list shows them), "
@@ -275,7 +336,9 @@ def run_suite(suite, argv, env, kernel):
         f.write(text)
     with open(suite.stderr_log, "w") as f:
         f.write(err)
-    suite.rundirs = re.findall(r"kept in (\S+)", err)
+    # lab names the run directory "kept in DIR" after a failed command, and
+    # "(full log in DIR):" after a crash, splat, hang or QEMU failure.
+    suite.rundirs = re.findall(r"(?:kept in|full log in) ([^\s)]+)", err)
     suite.rep = rep = ktap.parse(text)
     suite.problems = rep.problems() + unexpected_skips(suite.name, rep, kernel)
     if status == guest.EXIT_WARN:
@@ -304,11 +367,29 @@ def parse_specs(specs):
     return out
 
 
-def main(names, kernel="lab", json_path=None, accel=None):
+def default_specs(full):
+    return [(n, None) for n in (SUITES if full else QUICK) if n not in NOT_BY_DEFAULT]
+
+
+def print_kernels(names, kernel="lab", full=False):
+    """`./lab check --kernels`: the kernels the suites need, one line."""
     try:
-        specs = parse_specs(names)
-        if not specs:
-            specs = [(n, None) for n in SUITES if n not in NOT_BY_DEFAULT]
+        specs = parse_specs(names) or default_specs(full)
+    except CheckError as e:
+        print(f"lab check: {e}", file=sys.stderr)
+        return guest.EXIT_USAGE
+    print(" ".join(kernels_needed(specs, kernel)))
+    return 0
+
+
+def main(names, kernel="lab", json_path=None, accel=None, full=False):
+    try:
+        specs = parse_specs(names) or default_specs(full)
+        missing = [k for k in kernels_needed(specs, kernel)
+                   if not os.path.isfile(guest.KERNELS.get(k, k))]
+        if missing:
+            raise CheckError(f"no {' or '.join(missing)} kernel built: run "
+                             + " and ".join(f"'make kernel-{k}'" for k in missing))
         picks = {name: pick(name, glob) if glob else ([], {}) for name, glob in specs}
         use, note = accel_mod.select(accel or os.environ.get("LAB_ACCEL") or "auto")
     except (CheckError, accel_mod.AccelError) as e:
@@ -321,13 +402,15 @@ def main(names, kernel="lab", json_path=None, accel=None):
     if not names:
         for n, why in NOT_BY_DEFAULT.items():
             print(f"# not run by default: {n}: {why}")
-    print(f"# kernel {kernel}, accelerator {use}; logs in {os.path.relpath(LOGDIR)}/")
+    tier = "named suites" if names else ("full tier" if full else "quick tier")
+    print(f"# {tier}; kernel {kernel}, accelerator {use}; logs in {os.path.relpath(LOGDIR)}/")
     print(f"1..{len(specs)}", flush=True)
     suites = []
     for num, (name, glob) in enumerate(specs, 1):
         extra_argv, extra_env = picks[name]
         argv = [a.replace("{kernel}", kernel) for a in SUITES[name][1]] + extra_argv
-        env = dict(os.environ, LAB_KERNEL=kernel, LAB_ACCEL=use, **extra_env)
+        env = dict(os.environ, LAB_KERNEL=kernel, LAB_ACCEL=use,
+                   **dict(SUITE_ENV.get(name, {}), **extra_env))
         suite = Suite(name, num)
         run_suite(suite, argv, env, kernel)
         suites.append(suite)

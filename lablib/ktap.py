@@ -107,9 +107,12 @@ def _leaves(kp, test, prefix, rep, notes):
 
 
 def selected(name):
-    """Whether a host test runs under $LAB_TEST_GLOB (all when unset)."""
+    """Whether a host test runs under $LAB_TEST_GLOB (all when unset) and
+    $LAB_TEST_EXCLUDE (none when unset)."""
     glob = os.environ.get("LAB_TEST_GLOB")
-    return not glob or fnmatch.fnmatchcase(name, glob)
+    exclude = os.environ.get("LAB_TEST_EXCLUDE")
+    return (not glob or fnmatch.fnmatchcase(name, glob)) and \
+        not (exclude and fnmatch.fnmatchcase(name, exclude))
 
 
 def run_tests(tests):

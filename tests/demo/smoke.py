@@ -2,14 +2,15 @@
 """Host suite: a short smoke run of the demo (a few seconds per case).
 Checks that every case produced numbers, that results.json parses and
 carries what reproduces the run, that the placement metric holds its
-invariants, and that placement.png is a valid PNG.  It asserts no timings.
-Prints KTAP."""
+invariants, and that placement.png is a valid PNG drawn by this run (an
+earlier run's is removed first).  It asserts no timings.  Prints KTAP."""
 
 import json
 import os
 import struct
 import subprocess
 import sys
+import time
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, TOP)
@@ -17,12 +18,20 @@ sys.path.insert(0, TOP)
 from lablib import ktap  # noqa: E402
 
 OUT = os.path.join(TOP, "build/demo-smoke")
+# LAB_DEMO_STOCK=0 (the quick tier): the lab kernel's cases only.
+STOCK = os.environ.get("LAB_DEMO_STOCK", "1") != "0"
+KERNELS = ("lab", "stock") if STOCK else ("lab",)
+PNG = os.path.join(OUT, "placement.png")
 
 if os.environ.get("LAB_TEST_LIST"):
     proc = None
 else:
+    # The picture of an earlier run must not pass for this one's.
+    if os.path.exists(PNG):
+        os.remove(PNG)
+    started = time.time()
     proc = subprocess.run([sys.executable, os.path.join(TOP, "demo/demo.py"), "--runs", "1",
-                           "--duration", "3", "--out", OUT],
+                           "--duration", "3", "--out", OUT] + ([] if STOCK else ["--no-stock"]),
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     for line in proc.stdout.splitlines():
         print(f"# {line}")
@@ -52,7 +61,8 @@ def _():
     with open(os.path.join(OUT, "results.json")) as f:
         res = json.load(f)
     cases = {c["case"] for c in res["cases"]}
-    assert cases == {"3.8", "3.9", "modern", "pinned", "stock"}, cases
+    want = {"3.8", "3.9", "modern", "pinned"} | ({"stock"} if STOCK else set())
+    assert cases == want, cases
     assert res["kernels"]["lab"].endswith("-lab"), res["kernels"]
 
 
@@ -62,7 +72,7 @@ def _():
     assert res["accelerator"] in ("kvm", "tcg"), res["accelerator"]
     assert (res["tcg_threads"] == "multi") == (res["accelerator"] == "tcg"), res
     assert res["series"] and res["qemu"].startswith("QEMU emulator"), res
-    for k in ("lab", "stock"):
+    for k in KERNELS:
         topo = res["topology_booted"][k]
         assert (topo["cpus"], topo["threads_per_core"]) == (20, 2), (k, topo)
     assert res["pipe_loops"] == 3000 and res["trace_buffer_size_kb"] > 0, res
@@ -110,9 +120,16 @@ def _():
     assert "3.9 / 3.8 = " in proc.stdout and "(seed, on hardware: 16.6x)" in proc.stdout
 
 
+@test("placement_png_is_drawn_by_this_run")
+def _():
+    assert os.path.exists(PNG), "no placement.png: the demo did not draw it"
+    mtime = os.stat(PNG).st_mtime
+    assert mtime >= started, f"placement.png is {started - mtime:.0f}s older than this run"
+
+
 @test("placement_png_is_a_valid_image")
 def _():
-    with open(os.path.join(OUT, "placement.png"), "rb") as f:
+    with open(PNG, "rb") as f:
         head = f.read(24)
     assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR", head
     width, height = struct.unpack(">II", head[16:24])
