@@ -7,14 +7,17 @@
 #      and an event's own fields start at offset 8 (12 in 3.8);
 #   2. trace-cmd (libtraceevent) records and reports sched_switch;
 #   3. perf stat -I prints interval lines (software events: TCG has no PMU).
+# KTAP with the tree's kselftest/ktap_helpers.sh.
 T=${T:-/sys/kernel/tracing}
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); failed=1; echo "not ok $n $1"; }
-check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# The repository, build/linux included, is at the same path in the guest.
+. "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
+check() { # name test-function
+	ktap_test_result "$1" "$2"
+}
 
-echo "KTAP version 1"
-echo "1..5"
+ktap_print_header
+ktap_set_plan 5
 
 formats=$(ls "$T"/events/*/*/format 2>/dev/null | wc -l)
 echo "# $formats event formats under $T/events"
@@ -84,4 +87,4 @@ perf_intervals() {
 	[ "$tc" -ge 4 ] && [ "$cs" -ge 4 ] && [ "$counted" -ge 1 ]
 }
 check perf_stat_prints_intervals perf_intervals
-exit $failed
+ktap_finished

@@ -11,7 +11,9 @@
  *                                         way; else EINVAL
  *
  * A bad user pointer is EFAULT.  sis_stats is compared with schedstats
- * off, so that nothing else moves its counters meanwhile.
+ * off, so that nothing else moves its counters meanwhile, and only after
+ * wake-ups made them non-zero (asserted): a bad write that reset them
+ * would otherwise leave all-zero counters unchanged and pass.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -167,13 +169,79 @@ TEST_F(files, policy_table)
 	check_table(_metadata, POLICY, policy_bad, ARRAY_SIZE(policy_bad), -EINVAL);
 }
 
-/* Schedstats off, so the counters stand still while the table runs. */
+/* The sum of every counter of sis_stats: its lines after the header. */
+static unsigned long stats_total(struct __test_metadata *_metadata)
+{
+	char buf[1 << 14], *p, *end;
+	unsigned long total = 0;
+
+	ASSERT_LT(0, read_file(STATS, buf, sizeof(buf)));
+	p = strchr(buf, '\n');
+	ASSERT_NE(NULL, p) TH_LOG("no header line in " STATS);
+	while (*++p) {
+		p += strcspn(p, " \n");	/* the "cpuN" column */
+		while (*p == ' ') {
+			total += strtoul(p, &end, 10);
+			ASSERT_NE(p, end) TH_LOG("not a number in " STATS ": '%.20s'", p);
+			p = end;
+		}
+		ASSERT_EQ('\n', *p) TH_LOG("bad line in " STATS);
+	}
+	return total;
+}
+
+#define ROUNDS	200
+
+static void *pong(void *arg)
+{
+	int *fd = arg;		/* read fd[0], answer on fd[3] */
+	char c;
+	int i;
+
+	for (i = 0; i < ROUNDS; i++)
+		if (read(fd[0], &c, 1) != 1 || write(fd[3], &c, 1) != 1)
+			break;
+	return NULL;
+}
+
+/*
+ * Wake-ups for select_idle_sibling() to decide: ROUNDS round trips of a
+ * byte between two threads over two pipes, each read a sleep and each
+ * write a wake-up.
+ */
+static void ping_pong(struct __test_metadata *_metadata)
+{
+	int fd[4];
+	pthread_t t;
+	char c = 'x';
+	int i;
+
+	ASSERT_EQ(0, pipe(fd));
+	ASSERT_EQ(0, pipe(fd + 2));
+	ASSERT_EQ(0, pthread_create(&t, NULL, pong, fd));
+	for (i = 0; i < ROUNDS; i++) {
+		ASSERT_EQ(1, write(fd[1], &c, 1));
+		ASSERT_EQ(1, read(fd[2], &c, 1));
+	}
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	for (i = 0; i < 4; i++)
+		close(fd[i]);
+}
+
+/*
+ * Counters that are not all zero, standing still: wake-ups with schedstats
+ * on, then schedstats off, so that nothing moves the counters while the
+ * table runs.  A bad write that resets them then shows.
+ */
 static void stats_still(struct __test_metadata *_metadata)
 {
 	ASSERT_EQ(0, access(STATS, F_OK)) TH_LOG("no " STATS " on the lab kernel");
 	ASSERT_EQ(0, write_str(SCHEDSTATS, "1"));
-	usleep(100000);
+	ping_pong(_metadata);
 	ASSERT_EQ(0, write_str(SCHEDSTATS, "0"));
+	ASSERT_LT(0, stats_total(_metadata))
+		TH_LOG("%d round trips with schedstats on counted no wake-up in " STATS,
+		       ROUNDS);
 }
 
 TEST_F(files, stats_table)
@@ -195,7 +263,10 @@ TEST_F(files, valid_forms_are_accepted)
 	EXPECT_STREQ("[modern] 3.9 3.8\n", buf);
 	stats_still(_metadata);
 	EXPECT_EQ(0, write_str(STATS, "0"));
+	EXPECT_EQ(0, stats_total(_metadata)) TH_LOG("\"0\" did not reset " STATS);
+	stats_still(_metadata);
 	EXPECT_EQ(0, write_str(STATS, "0\n"));
+	EXPECT_EQ(0, stats_total(_metadata)) TH_LOG("\"0\\n\" did not reset " STATS);
 }
 
 /* Two partial writes on one fd: neither half is a valid input. */
@@ -224,10 +295,14 @@ TEST_F(files, two_partial_writes)
 	ASSERT_EQ(0, write_str(POLICY, "modern"));
 	check_split(_metadata, POLICY, "3.", "8");
 
-	/* "0" is whole: it resets; a second write on the fd is at offset 1. */
+	/*
+	 * "0" is whole: it resets; a second write on the fd is at offset 1.
+	 * Counters again before it, or a reset there would go unseen.
+	 */
 	stats_still(_metadata);
 	ASSERT_LE(0, fd = open(STATS, O_WRONLY));
 	EXPECT_EQ(1, write(fd, "0", 1));
+	stats_still(_metadata);
 	ASSERT_LT(0, read_file(STATS, before, sizeof(before)));
 	EXPECT_EQ(-1, write(fd, "0", 1));
 	EXPECT_EQ(EINVAL, errno);

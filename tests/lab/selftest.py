@@ -421,6 +421,44 @@ def test_check_prints_one_ktap_document_and_a_kcidb_report():
     assert report["builds"][0]["checkout_id"] == report["checkouts"][0]["id"]
 
 
+def test_check_finds_the_run_directory_of_a_crash_a_splat_and_a_failure():
+    """lab check names the run directory that lab kept, whatever lab's
+    message: "full log in DIR):" for a crash, splat, hang or QEMU failure,
+    "kept in DIR" for a command that failed.  Host only: stand-in suites
+    print lab's messages (as lab prints them) and exit with its status."""
+    import contextlib
+    import tempfile
+    from lablib import check
+    rundir = "build/runs/20261204-120000-abc_123"
+    lines = {  # stderr as lab prints it, and the exit status
+        "crash": ("lab: the guest kernel crashed; exit 121. Console tail "
+                  f"(full log in {rundir}-crash):", guest.EXIT_PANIC),
+        "splat": (f"lab: the kernel warned (KASAN); exit 122. The splat "
+                  f"(full log in {rundir}-splat):", guest.EXIT_WARN),
+        "hang": ("lab: the guest hung (no exit within 300s); exit 124. Console tail "
+                 f"(full log in {rundir}-hang):", guest.EXIT_TIMEOUT),
+        "failed": ("lab: exit 1; run directory (console log, dmesg, QEMU command) "
+                   f"kept in {rundir}-failed", 1),
+    }
+    tmp = tempfile.mkdtemp(prefix="lab-check-")
+    saved_logdir, check.LOGDIR = check.LOGDIR, tmp
+    saved = dict(check.SUITES)
+    check.SUITES.update({name: ("stand-in", []) for name in lines})
+    try:
+        for name, (line, status) in lines.items():
+            argv = ["sh", "-c", "echo 'KTAP version 1'; echo 1..1; echo 'not ok 1 a'; "
+                    f"echo \"$1\" >&2; exit {status}", "sh", line]
+            suite = check.Suite(name, 1)
+            with contextlib.redirect_stdout(io.StringIO()):
+                check.run_suite(suite, argv, dict(os.environ), "lab")
+            assert suite.rundirs == [f"{rundir}-{name}"], (name, suite.rundirs)
+    finally:
+        check.SUITES.clear()
+        check.SUITES.update(saved)
+        check.LOGDIR = saved_logdir
+        subprocess.run(["rm", "-rf", tmp])
+
+
 def test_check_picks_tests_and_refuses_bad_names():
     from lablib import check
     argv, env = check.pick("lab", "exit_*")

@@ -1,25 +1,26 @@
 #!/bin/sh
 # In the guest: check that it sees one socket of CORES cores with THREADS
 # threads each, SMT siblings paired, and one LLC over the whole package.
-# Usage: topology.sh CORES THREADS   (prints KTAP)
+# Usage: topology.sh CORES THREADS   (prints KTAP, with the tree's
+# kselftest/ktap_helpers.sh)
 cores=$1 threads=$2
 last=$((cores * threads - 1))
 cpu=/sys/devices/system/cpu
-n=0 fails=0
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# The repository, build/linux included, is at the same path in the guest.
+. "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
 
 check() { # name expected actual
-	n=$((n + 1))
 	if [ "$2" = "$3" ]; then
-		echo "ok $n $1"
+		ktap_test_pass "$1"
 	else
 		echo "# $1: expected '$2', got '$3'"
-		echo "not ok $n $1"
-		fails=$((fails + 1))
+		ktap_test_fail "$1"
 	fi
 }
 
-echo "KTAP version 1"
-echo "1..4"
+ktap_print_header
+ktap_set_plan 4
 check online_cpus "0-$last" "$(cat $cpu/online)"
 siblings=0
 [ "$threads" -gt 1 ] && siblings="0-$((threads - 1))"
@@ -28,4 +29,4 @@ check one_package "0-$last" "$(cat $cpu/cpu$last/topology/package_cpus_list)"
 # The LLC is the highest cache level; it is shared by the whole package.
 llc=$(ls -d $cpu/cpu$last/cache/index* | tail -n 1)
 check llc_shared_by_package "0-$last" "$(cat "$llc/shared_cpu_list")"
-[ "$fails" = 0 ]
+ktap_finished

@@ -3,15 +3,16 @@
 # taken, woken by poll(). Three file writes and one event trigger, each
 # tagged by a trace_marker line. The second and third are taken while the
 # recorder is stopped (SIGSTOP), so it must catch them up from the history.
-# Prints KTAP.
+# Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
 T=/sys/kernel/tracing
-rec=$(dirname "$0")/../../tools/snapshot-recorder
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# The repository, build/linux included, is at the same path in the guest.
+. "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
+rec=$top/tools/snapshot-recorder
 dir=/tmp/recorder
 log=/tmp/recorder.log
-n=0 fails=0
 check() { # name test-function
-	n=$((n + 1))
-	if "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fails=$((fails + 1)); fi
+	ktap_test_result "$1" "$2"
 }
 # start_recorder args: in the background, logging to $log, and armed
 start_recorder() {
@@ -31,8 +32,8 @@ wait_log() {
 	done
 }
 
-echo "KTAP version 1"
-echo "1..6"
+ktap_print_header
+ktap_set_plan 6
 echo 4 > $T/snapshot_depth
 echo 1 > $T/snapshot
 start_recorder -n 4 -t 30
@@ -91,4 +92,4 @@ check says_which_snapshots_left_the_history t6
 
 echo 0 > $T/snapshot
 echo 1 > $T/snapshot_depth
-[ $fails = 0 ]
+ktap_finished

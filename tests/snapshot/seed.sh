@@ -2,16 +2,17 @@
 # In the guest: the ftrace snapshot file against the 3.9 seed's
 # documentation (c1043fcda1b9): the state table, the per-CPU files, the
 # read format, swap-not-copy, parallel readers and latency tracers.
-# Prints KTAP; the last cell of each row is asserted, not assumed.
+# Prints KTAP, with the tree's kselftest/ktap_helpers.sh; the last cell of
+# each row is asserted, not assumed.
 T=/sys/kernel/tracing
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# The repository, build/linux included, is at the same path in the guest.
+. "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
 cd "$T" || exit 1
-n=0 fails=0
 PLAN=14
 
-ok() { n=$((n + 1)); echo "ok $n $1"; }
-not_ok() { n=$((n + 1)); echo "# $2"; echo "not ok $n $1"; fails=$((fails + 1)); }
 check() { # name test-function
-	if "$2"; then ok "$1"; else not_ok "$1" "$2 failed"; fi
+	ktap_test_result "$1" "$2"
 }
 # Write $2 to file $1 and print the error dd reports, or "ok".
 wr() {
@@ -29,8 +30,8 @@ reset() {
 	echo 1 > tracing_on
 }
 
-echo "KTAP version 1"
-echo "1..$PLAN"
+ktap_print_header
+ktap_set_plan $PLAN
 reset
 
 # Row "not allocated".
@@ -110,4 +111,4 @@ t13() { [ "$lat" -gt 0 ] && [ "$busy" = 1 ]; }
 check latency_tracers_ebusy_on_write_and_read t13
 reset
 check reset_leaves_no_snapshot freed
-[ "$fails" = 0 ]
+ktap_finished

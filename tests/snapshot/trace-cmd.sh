@@ -3,17 +3,18 @@
 # One documented difference: with no snapshot allocated, "trace-cmd
 # snapshot -r" (and -r -s) writes 2, which the seed's state table makes
 # EINVAL; the lab kernel follows the seed, stock 6.12 accepts it.
-# Prints KTAP.
+# Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
 T=/sys/kernel/tracing
-n=0 fails=0
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# The repository, build/linux included, is at the same path in the guest.
+. "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
 check() { # name test-function
-	n=$((n + 1))
-	if "$2"; then echo "ok $n $1"; else echo "not ok $n $1"; fails=$((fails + 1)); fi
+	ktap_test_result "$1" "$2"
 }
 freed() { grep -q 'Snapshot is freed' $T/snapshot; }
 
-echo "KTAP version 1"
-echo "1..7"
+ktap_print_header
+ktap_set_plan 7
 echo 0 > $T/snapshot
 echo > $T/trace
 echo 1 > $T/tracing_on
@@ -49,4 +50,4 @@ t6() { reset_freed -r; }
 check snapshot_r_when_freed_is_einval_on_lab_and_accepted_on_stock t6
 t7() { reset_freed -r -s; }
 check snapshot_r_s_when_freed_is_einval_on_lab_and_accepted_on_stock t7
-[ "$fails" = 0 ]
+ktap_finished

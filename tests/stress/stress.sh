@@ -2,11 +2,16 @@
 # In the guest (the debug kernel, make stress): stress.sh [SECONDS [all]]
 # runs everything the series adds or changes, at once, for SECONDS
 # (default 600); "all" lets the function tracers trace every function
-# instead of the wake-up path (see below).  Errors of the
-# single operations are expected (EBUSY, EINVAL under latency tracers...)
-# and ignored: what counts is that the kernel does not splat (./lab run
-# then exits 122 and the suite fails), does not hang, still answers on
-# every file at the end, and leaks nothing (kmemleak).  Prints KTAP.
+# instead of the wake-up path (see below).  What counts is that the
+# kernel does not splat (./lab run then exits 122 and the suite fails),
+# does not hang (every loop ends within GRACE seconds of the deadline),
+# still answers on every file at the end, leaks nothing (kmemleak), and
+# that every operation that failed did so with an errno that the
+# documentation (Documentation/trace/ftrace.rst) or, where it is silent,
+# the stock kernel's code gives for what the other loops were doing at
+# the time: allowed() below says which, and why.  The failed operations
+# are counted by errno, printed, and kept in $LAB_OUT/stress-errors.
+# Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
 set -u
 DURATION=${1:-${DURATION:-600}}
 FUNCS=${2:-wakeup}
@@ -18,12 +23,22 @@ case "$FUNCS" in wakeup | all) ;; *) usage ;; esac
 	echo "stress: runs inside the lab guest only: make stress, or ./lab check stress" >&2
 	exit 2
 }
+top=$(cd "$(dirname "$0")/../.." && pwd)
+# The repository, build/linux included, is at the same path in the guest.
+. "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
+# Error messages in English: the errno is read from strerror's text.
+LC_ALL=C
+export LC_ALL
 T=/sys/kernel/tracing
 S=/sys/kernel/debug/sched
 end=$(( $(date +%s) + DURATION ))
 ncpu=$(nproc)
 pids=
 names=
+# Every failed operation, one line each: "ERRNO ok|bad OP FILE VALUE"
+# (ok: allowed() allows ERRNO).  On tmpfs, where appends do not mix.
+ERRS=/tmp/stress-errors
+: > "$ERRS"
 
 alive() { [ "$(date +%s)" -lt "$end" ]; }
 loop() {	# name, then a command run until the end
@@ -33,21 +48,145 @@ loop() {	# name, then a command run until the end
 	pids="$pids $!"
 	names="$names $!:$name"
 }
-q() { "$@" 2>/dev/null; true; }
-w() { echo "$1" > "$2" 2>/dev/null; true; }
-a() { echo "$1" >> "$2" 2>/dev/null; true; }	# no O_TRUNC: keeps a filter
+q() { "$@" 2>/dev/null; true; }	# the workloads (tbench, perf): no errno to check
+
+# The errno whose strerror(3) text ends an error message (of coreutils,
+# dash or python3 below), e.g. "cat: snapshot: Device or resource busy".
+errno_of() {
+	case ${1##*: } in
+	"Device or resource busy") echo EBUSY ;;
+	"Invalid argument") echo EINVAL ;;
+	"Cannot allocate memory") echo ENOMEM ;;
+	"No such file or directory" | "No such file" | "Directory nonexistent") echo ENOENT ;;
+	"No such device") echo ENODEV ;;
+	"Bad file descriptor") echo EBADF ;;
+	"File exists") echo EEXIST ;;
+	"Permission denied") echo EACCES ;;
+	"Operation not permitted") echo EPERM ;;
+	"Resource temporarily unavailable") echo EAGAIN ;;
+	"Interrupted system call") echo EINTR ;;
+	"Input/output error") echo EIO ;;
+	"Bad address") echo EFAULT ;;
+	"Directory not empty") echo ENOTEMPTY ;;
+	"No space left on device") echo ENOSPC ;;
+	*) printf '%s\n' "${1##*: }" | tr -c 'A-Za-z0-9\n' _ ;;	# unknown: its text
+	esac
+}
+
+# The errnos with which operation $1 (write, append, read, mkdir, rmdir)
+# of value $3 on file $2 may fail while the other loops run; any other
+# errno fails the stress.  ftrace.rst is "the doc"; where it is silent, the
+# function of kernel/trace/ that returns the errno in the stock kernel.
+allowed() {
+	case $1:$2 in
+	# The doc ("Snapshot"): EBUSY while a latency tracer is current;
+	# "else" values are EINVAL while no snapshot is allocated (switching
+	# away from a latency tracer frees it).  Stock tracing_snapshot_write():
+	# EBUSY too while the hist trigger's .snapshot() holds the conditional
+	# snapshot, and when 1 must resize the snapshot while a reader iterates
+	# it (ring_buffer_resize()); 1 allocates (ENOMEM).
+	write:*/snapshot)
+		case $3 in
+		0) echo EBUSY ;;
+		1) echo EBUSY ENOMEM ;;
+		*) echo EBUSY EINVAL ;;
+		esac ;;
+	# The doc ("Snapshot history"): EBUSY while a latency tracer is current
+	# and while snapshot or snapshots/N is open (readers, pollers); a
+	# higher depth allocates buffers (ENOMEM).
+	write:*/snapshot_depth) echo EBUSY ENOMEM ;;
+	# Stock ring_buffer_resize(): EBUSY while a reader iterates a buffer
+	# (trace, snapshot, snapshots/N); the new pages are ENOMEM.
+	write:*/buffer_size_kb) echo EBUSY ENOMEM ;;
+	write:*/tracing_cpumask) echo ENOMEM ;;
+	# The doc: EBUSY for a latency tracer at a depth above 1.  Stock
+	# tracing_set_tracer(): EBUSY for any tracer while snapshot_raw is
+	# open (tr->trace_ref: readers), and for a latency tracer while the
+	# hist .snapshot() holds the conditional snapshot; a latency tracer
+	# allocates the snapshot (ENOMEM).
+	write:*/current_tracer) echo EBUSY ENOMEM ;;
+	# Written with O_TRUNC, which removes the file's triggers first: a
+	# removal ("!...") finds nothing to do and succeeds.  Adding a
+	# snapshot trigger arms the snapshot (tracing_arm_snapshot()), which
+	# allocates it as "echo 1 > snapshot" does: EBUSY while a reader
+	# iterates the unallocated snapshot, ENOMEM; the hist .snapshot()
+	# action takes the conditional snapshot, EBUSY under a latency tracer
+	# too (tracing_snapshot_cond_enable()).
+	write:*/trigger)
+		case $3 in
+		'!'*) ;;
+		*) echo EBUSY ENOMEM ;;
+		esac ;;
+	# Stock tracing_mark_write(): EBADF when the ring buffer refuses the
+	# event ("return as if not open for write"): tracing off (a trigger
+	# that fired with the snapshot freed, see the end), the CPU outside
+	# tracing_cpumask (cpumask), a resize in progress.
+	write:*/trace_marker) echo EBADF ;;
+	# A probe ("func:snapshot") arms the snapshot as a trigger does:
+	# EBUSY, ENOMEM.  Its removal runs only after the probe was added, and
+	# the function names of the filter must all be found.
+	append:*/set_ftrace_filter)
+		case $3 in
+		'!'*) ;;
+		*:snapshot*) echo EBUSY ENOMEM ;;
+		esac ;;
+	# cpu_hotplug.rst: the callbacks of an offline or online may fail:
+	# the scheduler refuses an offline with EBUSY (sched_cpu_deactivate()),
+	# and an online allocates every ring buffer's pages for the CPU
+	# (trace_rb_cpu_prepare(): ENOMEM).
+	write:/sys/devices/system/cpu/*/online) echo EBUSY ENOMEM ;;
+	# The doc: reading snapshot is EBUSY under a latency tracer, and
+	# snapshots/ holds only the files 1 to depth-1 (ENOENT); a file that a
+	# lower depth removes while it is being opened is ENODEV (the series'
+	# tracing_snapshot_hist_open()).  Stock snapshot_raw: EBUSY under a
+	# latency tracer.
+	read:*/snapshot | read:*/snapshot_raw) echo EBUSY ;;
+	read:*/snapshots/*) echo EBUSY ENOENT ENODEV ;;
+	# The doc ("Instances"): rmdir is EBUSY while the instance is in use;
+	# the next mkdir then finds it (EEXIST).  A new instance allocates.
+	rmdir:*) echo EBUSY ;;
+	mkdir:*) echo EEXIST ENOMEM ;;
+	esac
+}
+
+# Record a failed operation: op file value message.
+failed() {
+	e=$(errno_of "$(printf '%s\n' "$4" | sed '/^$/d' | tail -n 1)")
+	case " $(allowed "$1" "$2" "$3") " in
+	*" $e "*) verdict=ok ;;
+	*) verdict=bad ;;
+	esac
+	echo "$e $verdict $1 ${2#"$T"/} $3" >> "$ERRS"
+}
+# "echo $1 > $2" (O_TRUNC: it clears a trigger file, a filter...), by
+# coreutils' echo, which names the write's errno (dash's says "I/O error").
+w() {
+	msg=$( { /bin/echo "$1" > "$2"; } 2>&1 ) && return 0
+	failed write "$2" "$1" "$msg"
+	return 1
+}
+a() {	# "echo $1 >> $2": no O_TRUNC, keeps a filter
+	msg=$( { /bin/echo "$1" >> "$2"; } 2>&1 ) && return 0
+	failed append "$2" "$1" "$msg"
+	return 1
+}
+r() {	# read file $1 to the end, in at most ${2:-5} s (a timeout is no errno)
+	msg=$(timeout "${2:-5}" cat "$1" 2>&1 > /dev/null) && return 0
+	[ -z "$msg" ] || failed read "$1" "" "$msg"
+	return 1
+}
 
 # A hang is a task blocked for 480 s.  At the default 120 s the detector
 # fired on a task waiting for trace_types_lock while a tracer switch
 # (function_graph text patching, stop_machine under KASAN in
 # single-threaded TCG) held it: slow, not stuck, since every loop of that
 # run ended, 312 s after the deadline.  A deadlock still shows at 480 s.
-w 480 /proc/sys/kernel/hung_task_timeout_secs
+[ ! -e /proc/sys/kernel/hung_task_timeout_secs ] || w 480 /proc/sys/kernel/hung_task_timeout_secs
 
 # Kernel-side setup: schedstats on, events on, kmemleak clean before.
 w 1 /proc/sys/kernel/sched_schedstats
 w 64 $T/buffer_size_kb
-w clear /sys/kernel/debug/kmemleak
+[ ! -e /sys/kernel/debug/kmemleak ] || w clear /sys/kernel/debug/kmemleak
 w 1 $T/events/sched/sched_switch/enable
 w 1 $T/events/sched/sched_select_idle_sibling/enable
 # The function tracers (function, function_graph and the function hooks
@@ -70,7 +209,7 @@ fi
 slab0=$(awk '/^Slab:/ {print $2}' /proc/meminfo)
 
 policy() { for p in modern 3.9 3.8; do w $p $S/sis_policy; sleep 0.3; done; }
-stats() { q cat $S/sis_stats; w 0 $S/sis_stats; sleep 0.2; }
+stats() { r $S/sis_stats; w 0 $S/sis_stats; sleep 0.2; }
 tbench_pair() {
 	tbench_srv & srv=$!
 	sleep 1
@@ -88,8 +227,17 @@ cpumask() {
 	w "$(printf '%x' $(( (1 << ncpu) - 2 )))" $T/tracing_cpumask; sleep 0.2
 	w "$(printf '%x' $(( (1 << ncpu) - 1 )))" $T/tracing_cpumask; sleep 0.2
 }
+# The tracers this kernel has (an absent one is EINVAL: not tried).
+TRACERS=
+for t in function irqsoff nop wakeup preemptoff function_graph nop; do
+	if grep -qw "$t" $T/available_tracers; then
+		TRACERS="$TRACERS $t"
+	else
+		echo "# stress: no $t tracer in this kernel" >&2
+	fi
+done
 tracers() {
-	for t in function irqsoff nop wakeup preemptoff function_graph nop; do
+	for t in $TRACERS; do
 		w $t $T/current_tracer; sleep 0.3
 	done
 }
@@ -104,33 +252,43 @@ triggers() {
 	w 'hist:keys=common_pid:v=prev_prio:onmax($v).snapshot()' $T/events/sched/sched_switch/trigger
 	sleep 0.2
 	w '!hist:keys=common_pid:v=prev_prio:onmax($v).snapshot()' $T/events/sched/sched_switch/trigger
-	a 'schedule:snapshot:2' $T/set_ftrace_filter; sleep 0.2
-	a '!schedule:snapshot:2' $T/set_ftrace_filter
+	if a 'schedule:snapshot:2' $T/set_ftrace_filter; then
+		sleep 0.2
+		a '!schedule:snapshot:2' $T/set_ftrace_filter
+	else
+		sleep 0.2
+	fi
 }
 instances() {
 	i=$T/instances/stress$$
-	mkdir $i 2>/dev/null || return
+	msg=$(mkdir $i 2>&1) || { failed mkdir $i "" "$msg"; return; }
 	w 3 $i/snapshot_depth
 	w 1 $i/events/sched/sched_switch/enable
 	w 1 $i/snapshot
 	w 'snapshot:2' $i/events/sched/sched_switch/trigger
 	sleep 0.1
-	q cat $i/snapshot $i/snapshots/1 > /dev/null
+	r $i/snapshot
+	r $i/snapshots/1
 	w '!snapshot:2' $i/events/sched/sched_switch/trigger
 	w 0 $i/events/sched/sched_switch/enable
-	rmdir $i 2>/dev/null
+	msg=$(rmdir $i 2>&1) || failed rmdir $i "" "$msg"
 }
 readers() {
-	q timeout 5 cat $T/trace > /dev/null
-	q timeout 5 cat $T/snapshot > /dev/null
-	for n in 1 2 7 31; do q timeout 5 cat $T/snapshots/$n > /dev/null; done
-	q timeout 2 cat $T/per_cpu/cpu1/snapshot_raw > /dev/null
+	r $T/trace
+	r $T/snapshot
+	for n in 1 2 7 31; do r $T/snapshots/$n; done
+	r $T/per_cpu/cpu1/snapshot_raw 2
 }
-pollers() { q timeout 5 python3 -c "
-import select
-f = open('$T/snapshot')
+pollers() {
+	msg=$(timeout 5 python3 -c "
+import os, select, sys
+try:
+    f = open('$T/snapshot')
+except OSError as e:
+    sys.exit('python3: $T/snapshot: ' + os.strerror(e.errno))
 p = select.poll(); p.register(f, select.POLLPRI | select.POLLIN)
-p.poll(3000)"; }
+p.poll(3000)" 2>&1) || [ -z "$msg" ] || failed read $T/snapshot "" "$msg"
+}
 hotplug() {
 	for c in 3 7 11; do
 		[ -w /sys/devices/system/cpu/cpu$c/online ] || return
@@ -161,24 +319,29 @@ while alive; do
 	left=$(( end - $(date +%s) ))
 	[ $(( left % 60 )) -lt 10 ] && echo "# stress: ${left}s left" >&2
 done
-# Every loop finishes its last round within GRACE seconds of the end.
-# A round of tracer switches (function_graph included) on the debug
-# kernel under single-threaded TCG takes minutes of CPU time, in state R:
-# 180 s was too short for that (seen: 302 s).  A task blocked for 120 s
-# is a hang, and the hung-task detector reports it (exit 122).
-GRACE=600
+# Every loop finishes its last round within GRACE seconds of the end:
+# as long as the run itself, and 120 s at least (it was 600 s whatever the
+# run).  A round of tracer switches (function_graph included) on the
+# debug kernel under single-threaded TCG took minutes of CPU time, in
+# state R, when the function tracers traced every function (FUNCS=all:
+# loops 312 s and 650 s late); with the wake-up filter the 600 s run
+# ended 48 s late.  A task blocked for 480 s is a hang, and the hung-task
+# detector reports it (exit 122).
+GRACE=$(( DURATION > 120 ? DURATION : 120 ))
+LATE=$(( GRACE / 2 < 120 ? GRACE / 2 : 120 ))
 hung=
 dumped=
 while :; do
 	hung=
 	for p in $pids; do kill -0 $p 2>/dev/null && hung="$hung $p"; done
 	[ -z "$hung" ] || [ "$(date +%s)" -ge $((end + GRACE)) ] && break
-	# Slow or stuck: two minutes late, put the stacks of the blocked
-	# tasks (sysrq w) and of the running CPUs (sysrq l) in the kernel
-	# log, which the lab keeps as the run directory's dmesg.
-	if [ -z "$dumped" ] && [ "$(date +%s)" -ge $((end + 120)) ]; then
+	# Slow or stuck: LATE seconds late (half the grace, two minutes at
+	# most), put the stacks of the blocked tasks (sysrq w) and of the
+	# running CPUs (sysrq l) in the kernel log, which the lab keeps as
+	# the run directory's dmesg.
+	if [ -z "$dumped" ] && [ "$(date +%s)" -ge $((end + LATE)) ]; then
 		dumped=1
-		echo "# stress: loops still running 120 s late, sysrq w and l to dmesg" >&2
+		echo "# stress: loops still running $LATE s late, sysrq w and l to dmesg" >&2
 		w w /proc/sysrq-trigger
 		w l /proc/sysrq-trigger
 		# The late loops' own tasks, on stderr: state and kernel stack.
@@ -193,18 +356,16 @@ while :; do
 done
 echo "# stress: loops ended $(( $(date +%s) - end ))s after the deadline" >&2
 
-failed=0
-echo "KTAP version 1"
-echo "1..3"
+ktap_print_header
+ktap_set_plan 4
 if [ -z "$hung" ]; then
-	echo "ok 1 every loop ended within $GRACE s of the deadline"
+	ktap_test_pass "every loop ended within $GRACE s of the deadline"
 else
 	for p in $hung; do
 		for n in $names; do [ "${n%%:*}" = "$p" ] && echo "# still running: ${n#*:} ($p)"; done
 	done
 	ps -e -o pid,stat,wchan:20,args 2>/dev/null | sed 's/^/# /'
-	echo "not ok 1 every loop ended within $GRACE s of the deadline"
-	failed=1
+	ktap_test_fail "every loop ended within $GRACE s of the deadline"
 fi
 
 # Back to a quiet state, then every file must still answer.
@@ -233,11 +394,10 @@ for c in $(seq 0 $((ncpu - 1))); do
 		bad="$bad trace_marker(cpu$c)"
 done
 if [ -z "$bad" ]; then
-	echo "ok 2 every file is readable at the end"
+	ktap_test_pass "every file is readable at the end"
 else
 	echo "# unreadable:$bad"
-	echo "not ok 2 every file is readable at the end"
-	failed=1
+	ktap_test_fail "every file is readable at the end"
 fi
 
 # Leaks: kmemleak, two scans (it reports an object only once it has
@@ -247,14 +407,28 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	echo scan > /sys/kernel/debug/kmemleak
 	leaks=$(grep -c '^unreferenced object' /sys/kernel/debug/kmemleak)
 	if [ "$leaks" = 0 ]; then
-		echo "ok 3 kmemleak finds no leak"
+		ktap_test_pass "kmemleak finds no leak"
 	else
 		head -60 /sys/kernel/debug/kmemleak | sed 's/^/# /'
-		echo "not ok 3 kmemleak finds no leak ($leaks objects)"
-		failed=1
+		echo "# kmemleak: $leaks unreferenced objects"
+		ktap_test_fail "kmemleak finds no leak"
 	fi
 else
-	echo "ok 3 kmemleak finds no leak # SKIP no kmemleak (not the debug kernel)"
+	echo "# no kmemleak (not the debug kernel)"
+	ktap_test_skip "kmemleak finds no leak"
+fi
+
+# The failed operations, by errno: ok where allowed() allows the errno.
+cp "$ERRS" "$LAB_OUT/stress-errors" 2>/dev/null
+echo "# $(wc -l < "$ERRS") operations failed; by errno, verdict, operation and file:"
+cut -d' ' -f1-4 "$ERRS" | sort | uniq -c | sort -rn | sed 's/^ */#   /'
+nbad=$(grep -c '^[^ ]* bad ' "$ERRS")
+if [ "$nbad" = 0 ]; then
+	ktap_test_pass "every failed operation failed with an errno the documentation allows"
+else
+	echo "# $nbad failed with an errno that allowed() does not give (value after the file):"
+	grep '^[^ ]* bad ' "$ERRS" | sort | uniq -c | sort -rn | head -40 | sed 's/^ */#   /'
+	ktap_test_fail "every failed operation failed with an errno the documentation allows"
 fi
 # Slab totals are shown, not tested: KASAN's quarantine holds freed
 # objects back (up to 1/32 of memory), so they need not return to the
@@ -262,4 +436,4 @@ fi
 echo "# slab: ${slab0} kB before, $(awk '/^Slab:/ {print $2}' /proc/meminfo) kB after"
 # A failed case fails the run: make stress exits non-zero, and the lab
 # keeps the run directory with the whole kernel log.
-exit $failed
+ktap_finished
