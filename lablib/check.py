@@ -127,10 +127,10 @@ KERNELS = {
 
 # Environment of a host suite: which of its tests it runs.
 SUITE_ENV = {
-    "lab": {"LAB_TEST_EXCLUDE": "test_debug_kernel_*"},
-    "lab-debug": {"LAB_TEST_GLOB": "test_debug_kernel_*"},
-    "article": {"LAB_TEST_EXCLUDE": "test_drivers_*"},
-    "article-drivers": {"LAB_TEST_GLOB": "test_drivers_*"},
+    "lab": {"LAB_TEST_EXCLUDE": "debug_kernel_*"},
+    "lab-debug": {"LAB_TEST_GLOB": "debug_kernel_*"},
+    "article": {"LAB_TEST_EXCLUDE": "drivers_*"},
+    "article-drivers": {"LAB_TEST_GLOB": "drivers_*"},
     "demo": {"LAB_DEMO_STOCK": "0"},
 }
 

@@ -121,7 +121,8 @@ def run_tests(tests):
     $LAB_TEST_LIST set, list the names instead; $LAB_TEST_GLOB picks."""
     if os.environ.get("LAB_TEST_LIST"):
         for name, _ in tests:
-            print(name)
+            if selected(name):
+                print(name)
         return 0
     tests = [(n, f) for n, f in tests if selected(n)]
     print("KTAP version 1")
