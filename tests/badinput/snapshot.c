@@ -136,17 +136,32 @@ FIXTURE(files) {
 	int unused;
 };
 
-/* Depth 3, three snapshots, each tagged by a marker */
+/* @path holds @tag */
+static int holds(const char *path, const char *tag)
+{
+	static char text[1 << 14];
+
+	cat(path, text, sizeof(text));
+	return strstr(text, tag) != NULL;
+}
+
+/*
+ * Depth 3, three snapshots, each tagged by a marker, and checked to be
+ * there: "nothing changed" means something only if there is something.
+ */
 FIXTURE_SETUP(files)
 {
-	wr(T "snapshot", "0");
-	wr(T "snapshot_depth", "3");
-	wr(T "trace_marker", "bad-input-1");
+	ASSERT_EQ(0, wr(T "snapshot", "0"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "trace_marker", "bad-input-1"));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	wr(T "trace_marker", "bad-input-2");
+	ASSERT_EQ(0, wr(T "trace_marker", "bad-input-2"));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	wr(T "trace_marker", "bad-input-3");
+	ASSERT_EQ(0, wr(T "trace_marker", "bad-input-3"));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_TRUE(holds(T "snapshot", "bad-input-3"));
+	ASSERT_TRUE(holds(T "snapshots/1", "bad-input-2"));
+	ASSERT_TRUE(holds(T "snapshots/2", "bad-input-1"));
 }
 
 FIXTURE_TEARDOWN(files)

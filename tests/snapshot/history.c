@@ -453,15 +453,13 @@ TEST_F(snap, a_lower_depth_keeps_the_newest_in_order)
  * many of 5000 markers it keeps shows its size: a history that missed a
  * buffer_size_kb write keeps about as few as the smaller size allows.
  */
-static int fill_after_rotations(const char *prefix)
+/* @n markers "<prefix> NNNN" into the live buffer; how many it keeps */
+static int fill_live(const char *prefix, int n)
 {
 	char line[128];
 	int i;
 
-	for (i = 0; i < 3; i++)
-		if (snap("Z"))
-			return -1;
-	for (i = 0; i < 5000; i++) {
+	for (i = 0; i < n; i++) {
 		snprintf(line, sizeof(line), "%s %04d %s", prefix, i,
 			 "..............................................................");
 		mark(line);
@@ -469,20 +467,33 @@ static int fill_after_rotations(const char *prefix)
 	return count(T "trace", prefix);
 }
 
-TEST_F_TIMEOUT(snap, buffer_size_kb_resizes_every_buffer_of_the_history, 300)
+/*
+ * Each of the K + 1 buffers holds what its size holds: at depth 3 four
+ * rotations make each of the four buffers live once, and each is filled
+ * then.  64 KB per CPU keeps a few hundred markers, 2048 KB all 3000.
+ */
+TEST_F_TIMEOUT(snap, buffer_size_kb_resizes_every_buffer_of_the_history, 600)
 {
-	int small, large;
+	static const char * const sizes[] = { "64", "2048" };
+	char prefix[16];
+	int s, b, kept;
 
 	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
-	ASSERT_EQ(0, wr(T "buffer_size_kb", "64"));
-	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	small = fill_after_rotations("small");
-	ASSERT_EQ(0, wr(T "buffer_size_kb", "2048"));
-	large = fill_after_rotations("large");
-	TH_LOG("markers kept: %d at 64 KB, %d at 2048 KB", small, large);
-	ASSERT_GT(small, 100);
-	ASSERT_LT(small, 2000);
-	ASSERT_EQ(5000, large);
+	for (s = 0; s < 2; s++) {
+		ASSERT_EQ(0, wr(T "buffer_size_kb", sizes[s]));
+		for (b = 0; b < 4; b++) {
+			ASSERT_EQ(0, snap("Z"));
+			snprintf(prefix, sizeof(prefix), "size%db%d", s, b);
+			kept = fill_live(prefix, 3000);
+			TH_LOG("%s KB, buffer %d of 4: %d markers kept", sizes[s], b + 1, kept);
+			if (s == 0) {
+				EXPECT_LT(100, kept);
+				EXPECT_GT(2000, kept);
+			} else {
+				EXPECT_EQ(3000, kept);
+			}
+		}
+	}
 }
 
 TEST_F(snap, an_instance_has_its_own_history)
@@ -978,8 +989,31 @@ TEST_F(snap, poll_reports_a_snapshot_file_writable)
 	close(p.fd);
 }
 
-/* A blocking read of per_cpu/cpu0/snapshot_raw; 0 once it returned data */
-static int read_snapshot_raw(void)
+/* A task's state letter from /proc/PID/stat, or 0 */
+static char task_state(pid_t pid)
+{
+	char path[64], stat[256], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, stat, sizeof(stat) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	stat[n] = '\0';
+	p = strrchr(stat, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * A blocking read of per_cpu/cpu0/snapshot_raw; 0 once it returned data.
+ * It says "o" on @ready just before it reads.
+ */
+static int read_snapshot_raw(int ready)
 {
 	static char page[1 << 16];
 	int fd = open(T "per_cpu/cpu0/snapshot_raw", O_RDONLY);
@@ -987,21 +1021,33 @@ static int read_snapshot_raw(void)
 	if (fd < 0)
 		return 2;
 	alarm(5);
+	if (write(ready, "o", 1) != 1)
+		return 3;
 	return read(fd, page, sizeof(page)) > 0 ? 0 : 1;
 }
 
 TEST_F(snap, a_blocked_snapshot_raw_reader_is_woken_at_depth_above_1)
 {
+	int status, ready[2], i;
 	pid_t pid;
-	int status;
+	char c;
 
 	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	ASSERT_EQ(0, wr(T "snapshot", "2"));
+	ASSERT_EQ(0, pipe(ready));
 	pid = fork();
-	if (pid == 0)
-		_exit(read_snapshot_raw());
-	usleep(500 * 1000);
+	if (pid == 0) {
+		close(ready[0]);
+		_exit(read_snapshot_raw(ready[1]));
+	}
+	close(ready[1]);
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	close(ready[0]);
+	/* Proof that it blocked in read(), not that it was slow to start */
+	for (i = 0; i < 300 && task_state(pid) != 'S'; i++)
+		usleep(10 * 1000);
+	ASSERT_EQ('S', task_state(pid)) TH_LOG("the reader never blocked");
 	ASSERT_EQ(0, snap("RAW"));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("the reader was not woken in 5 s");
