@@ -1105,6 +1105,45 @@ TEST_F(snap, free_is_ebusy_while_a_trigger_is_armed)
 	EXPECT_TRUE(has(T "trace", "FREE3"));
 }
 
+/*
+ * Leaving a latency tracer freed the snapshot under an armed trigger too,
+ * and the trigger's next hit turned tracing off.
+ */
+TEST_F(snap, leaving_a_latency_tracer_keeps_an_armed_snapshot)
+{
+	const char *trig = T "events/sched/sched_process_fork/trigger";
+
+	if (!has(T "available_tracers", "wakeup"))
+		SKIP(return, "no wakeup tracer");
+	ASSERT_EQ(0, wr_append(trig, "snapshot"));
+	ASSERT_EQ(0, wr(T "current_tracer", "wakeup"));
+	ASSERT_EQ(0, wr(T "current_tracer", "nop"));
+	EXPECT_FALSE(has(T "snapshot", "Snapshot is freed"));
+	mark("TRACER1");
+	fork_one();
+	mark("TRACER2");
+	EXPECT_TRUE(has(T "tracing_on", "1"));
+	EXPECT_TRUE(has(T "trace", "TRACER2"))
+		TH_LOG("live tracing stopped after leaving the latency tracer");
+	EXPECT_TRUE(has(T "snapshot", "TRACER1"));
+}
+
+/* A buffer a lower depth parked comes back without its old header */
+TEST_F(snap, a_parked_buffer_comes_back_without_its_header)
+{
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, snap("H1"));
+	ASSERT_EQ(0, snap("H2"));
+	ASSERT_EQ(0, snap("H3"));
+	ASSERT_TRUE(has(T "snapshots/2", "# snapshot: #"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "1"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	EXPECT_FALSE(has(T "snapshots/1", "# snapshot: #"))
+		TH_LOG("snapshots/1 came back with a header: %.200s", buf);
+	EXPECT_FALSE(has(T "snapshots/2", "# snapshot: #"));
+	EXPECT_STREQ("", tags(T "snapshots/1", "H"));
+}
+
 /* Non-comment lines of @path, -1 if it cannot be read */
 static int entries(const char *path)
 {
