@@ -20,11 +20,13 @@ if [ ! -x "$out/sis_test" ] || [ ! -x "$out/sis_cow_test" ] || [ -n "$stale" ]; 
 	touch "$out/sis_test"
 fi
 # Project tests that use the tree's kselftest harness.
-if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ]; then
+if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ] ||
+   [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_history" ]; then
 	echo "selftests: building snapshot_history"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_history" "$top/tests/snapshot/history.c"
 fi
-if [ ! -x "$out/snapshot_lifetime" ] || [ "$top/tests/snapshot/lifetime.c" -nt "$out/snapshot_lifetime" ]; then
+if [ ! -x "$out/snapshot_lifetime" ] || [ "$top/tests/snapshot/lifetime.c" -nt "$out/snapshot_lifetime" ] ||
+   [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_lifetime" ]; then
 	echo "selftests: building snapshot_lifetime"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_lifetime" "$top/tests/snapshot/lifetime.c"
 fi

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "task_state.h"
 
 #define T "/sys/kernel/tracing/"
 #define BUFSZ (4 << 20)
@@ -989,26 +990,6 @@ TEST_F(snap, poll_reports_a_snapshot_file_writable)
 	close(p.fd);
 }
 
-/* A task's state letter from /proc/PID/stat, or 0 */
-static char task_state(pid_t pid)
-{
-	char path[64], stat[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, stat, sizeof(stat) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	stat[n] = '\0';
-	p = strrchr(stat, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 /*
  * A blocking read of per_cpu/cpu0/snapshot_raw; 0 once it returned data.
  * It says "o" on @ready just before it reads.
@@ -1028,7 +1009,7 @@ static int read_snapshot_raw(int ready)
 
 TEST_F(snap, a_blocked_snapshot_raw_reader_is_woken_at_depth_above_1)
 {
-	int status, ready[2], i;
+	int status, ready[2];
 	pid_t pid;
 	char c;
 
@@ -1045,9 +1026,7 @@ TEST_F(snap, a_blocked_snapshot_raw_reader_is_woken_at_depth_above_1)
 	ASSERT_EQ(1, read(ready[0], &c, 1));
 	close(ready[0]);
 	/* Proof that it blocked in read(), not that it was slow to start */
-	for (i = 0; i < 300 && task_state(pid) != 'S'; i++)
-		usleep(10 * 1000);
-	ASSERT_EQ('S', task_state(pid)) TH_LOG("the reader never blocked");
+	ASSERT_TRUE(sleeping(pid)) TH_LOG("the reader never blocked");
 	ASSERT_EQ(0, snap("RAW"));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("the reader was not woken in 5 s");

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "task_state.h"
 
 #define T "/sys/kernel/tracing/"
 #define INSTANCE T "instances/lifetime"
@@ -62,39 +63,6 @@ static ssize_t rd_fd(int fd)
 		len += n;
 	buf[len] = '\0';
 	return n < 0 ? -1 : len;
-}
-
-/* A task's state letter from /proc/PID/stat, or 0 */
-static char task_state(pid_t pid)
-{
-	char path[64], stat[256], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, stat, sizeof(stat) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	stat[n] = '\0';
-	p = strrchr(stat, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
-/* Waits up to 5 s for @pid to sleep (S); returns 1 if it did */
-static int sleeping(pid_t pid)
-{
-	int i;
-
-	for (i = 0; i < 500; i++) {
-		if (task_state(pid) == 'S')
-			return 1;
-		usleep(10 * 1000);
-	}
-	return 0;
 }
 
 static void on_cpu0(void)
