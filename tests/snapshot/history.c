@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -241,6 +243,7 @@ static void reset(void)
 	wr(T "tracing_on", "1");
 	wr(T "options/overwrite", "1");
 	wr(T "trace_clock", "local");
+	wr(T "buffer_percent", "50");
 	if (cpumask0[0])
 		wr(T "tracing_cpumask", cpumask0);
 }
@@ -1031,6 +1034,127 @@ TEST_F(snap, a_blocked_snapshot_raw_reader_is_woken_at_depth_above_1)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("the reader was not woken in 5 s");
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/*
+ * Blocking splice()s of per_cpu/cpu0/trace_pipe_raw until one moves data;
+ * each that returns 0 is counted in *@zeros. Says "o" on @ready first.
+ */
+static int splice_until_data(int ready, int *zeros)
+{
+	int fd = open(T "per_cpu/cpu0/trace_pipe_raw", O_RDONLY);
+	int p[2];
+	ssize_t n;
+
+	if (fd < 0 || pipe(p))
+		return 2;
+	alarm(10);
+	if (write(ready, "o", 1) != 1)
+		return 3;
+	while ((n = splice(fd, NULL, p[1], NULL, 1 << 16, 0)) == 0)
+		__atomic_add_fetch(zeros, 1, __ATOMIC_SEQ_CST);
+	return n > 0 ? 0 : 4;
+}
+
+/*
+ * A snapshot wakes the readers asleep on the live buffer, so that they
+ * read on in the new one; one that splices must wait on there, not
+ * return 0 (trace-cmd record then spins on a hot trigger).
+ */
+TEST_F(snap, a_splice_reader_sleeps_on_through_snapshots)
+{
+	int d, i, status, ready[2], *zeros;
+	char depth_s[4];
+	pid_t pid;
+	char c;
+
+	zeros = mmap(NULL, sizeof(*zeros), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, zeros);
+	ASSERT_EQ(0, wr(T "buffer_percent", "0"));
+	for (d = 1; d <= 3; d += 2) {
+		snprintf(depth_s, sizeof(depth_s), "%d", d);
+		ASSERT_EQ(0, wr(T "snapshot_depth", depth_s));
+		ASSERT_EQ(0, wr(T "snapshot", "1"));
+		ASSERT_EQ(0, wr(T "trace", ""));
+		*zeros = 0;
+		ASSERT_EQ(0, pipe(ready));
+		pid = fork();
+		if (pid == 0) {
+			close(ready[0]);
+			_exit(splice_until_data(ready[1], zeros));
+		}
+		close(ready[1]);
+		ASSERT_EQ(1, read(ready[0], &c, 1));
+		close(ready[0]);
+		ASSERT_TRUE(sleeping(pid)) TH_LOG("the splice never blocked");
+		for (i = 0; i < 20; i++)
+			ASSERT_EQ(0, wr(T "snapshot", "1"));
+		usleep(200 * 1000);
+		EXPECT_EQ(0, __atomic_load_n(zeros, __ATOMIC_SEQ_CST))
+			TH_LOG("depth %d: splice returned 0 after a snapshot", d);
+		EXPECT_TRUE(sleeping(pid));
+		/*
+		 * It still reads the live buffer: markers that fill a page end
+		 * its wait (splice() moves whole pages only)
+		 */
+		for (i = 0; i < 200; i++)
+			mark("SPLICED 0123456789abcdef0123456789abcdef");
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status))
+			TH_LOG("depth %d: no data after a marker in 10 s", d);
+		EXPECT_EQ(0, WEXITSTATUS(status));
+	}
+	munmap(zeros, sizeof(*zeros));
+}
+
+/* Reads @fd (non-blocking) until it is empty; returns whether @needle was read */
+static int drain(int fd, const char *needle)
+{
+	int found = 0;
+	ssize_t n;
+
+	while ((n = read(fd, buf, BUFSZ - 1)) > 0) {
+		buf[n] = '\0';
+		found |= !!strstr(buf, needle);
+	}
+	return found;
+}
+
+/*
+ * An epoll entry stays on the wait queue it was added to, and a snapshot
+ * moves that queue's buffer out of the live role: the entry must still
+ * be woken by what is written to the live buffer afterwards.
+ */
+TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int d, i, ep, fd;
+	char depth_s[4], tag[16];
+
+	for (d = 1; d <= 3; d += 2) {
+		snprintf(depth_s, sizeof(depth_s), "%d", d);
+		ASSERT_EQ(0, wr(T "snapshot_depth", depth_s));
+		ASSERT_EQ(0, wr(T "snapshot", "1"));
+		ASSERT_LE(0, fd = open(T "trace_pipe", O_RDONLY | O_NONBLOCK));
+		ASSERT_LE(0, ep = epoll_create1(0));
+		ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+		drain(fd, "");
+		for (i = 0; i < d + 1; i++) {
+			snprintf(tag, sizeof(tag), "OLD%d", i);
+			ASSERT_EQ(0, snap(tag));
+			drain(fd, "");
+			ASSERT_EQ(0, epoll_wait(ep, &ev, 1, 0))
+				TH_LOG("depth %d: readable, nothing to read", d);
+			snprintf(tag, sizeof(tag), "NEW%d", i);
+			mark(tag);
+			EXPECT_EQ(1, epoll_wait(ep, &ev, 1, 2000))
+				TH_LOG("depth %d, snapshot %d: no wake-up", d, i);
+			EXPECT_TRUE(drain(fd, tag));
+		}
+		close(ep);
+		close(fd);
+	}
 }
 
 /* Instances with a history, triggers and snapshots, created and removed */
