@@ -187,6 +187,32 @@ class CheckError(Exception):
     """A bad request to lab check; the message says how to fix it."""
 
 
+def harness_names(listing):
+    """The names a kselftest harness binary's -l listing stands for:
+    fixture.test, or fixture.variant.test for each variant of a fixture
+    (the names its KTAP output gives).  The listing has three columns,
+    fixture, variant and test, placed as in its header line; a fixture's
+    variants and tests are listed side by side, not paired."""
+    fixtures, vcol, tcol = [], None, None
+    for line in listing.splitlines():
+        if line.startswith("# FIXTURE"):
+            vcol, tcol = line.index("VARIANT"), line.index("TEST")
+            continue
+        if line.startswith(("#", "---")) or not line.strip() or vcol is None:
+            continue
+        fixture = line[:vcol].strip()
+        variant, test = line[vcol:tcol].strip(), line[tcol:].strip()
+        if fixture:
+            fixtures.append((fixture, [], []))
+        if variant:
+            fixtures[-1][1].append(variant)
+        if test:
+            fixtures[-1][2].append(test)
+    return [".".join(x for x in (fixture, variant, test) if x)
+            for fixture, variants, tests in fixtures
+            for variant in variants or [None] for test in tests]
+
+
 def list_tests(name):
     """The test names of a suite, or None if it runs as one script."""
     kind = KIND.get(name)
@@ -196,17 +222,7 @@ def list_tests(name):
         if not os.access(exe, os.X_OK):
             raise CheckError(f"no {argv[-1]}: run 'make selftests'")
         p = subprocess.run([exe, "-l"], capture_output=True, text=True)
-        names, fixture = [], ""
-        for line in p.stderr.splitlines():
-            if line.startswith(("#", "---")) or not line.strip():
-                continue
-            words = line.split()
-            if not line[0].isspace():
-                fixture = words[0]
-                words = words[1:]
-            if words:
-                names.append(f"{fixture}.{words[-1]}")
-        return names
+        return harness_names(p.stderr)
     if kind == "host":
         p = subprocess.run(argv, cwd=TOP, capture_output=True, text=True,
                            env=dict(os.environ, LAB_TEST_LIST="1",
@@ -217,23 +233,27 @@ def list_tests(name):
     return None
 
 
-def pick(name, glob):
+def pick(name, globs):
     """(extra argv, extra env) that run only the tests of suite `name`
-    matching glob."""
+    matching one of globs."""
     names = list_tests(name)
+    spec = f"{name}:{','.join(globs)}"
     if names is None:
-        raise CheckError(f"{name}:{glob}: suite {name} runs as one script and "
+        raise CheckError(f"{spec}: suite {name} runs as one script and "
                          f"cannot pick tests; run it whole: ./lab check {name}")
-    chosen = [n for n in names if fnmatch.fnmatchcase(n, glob)]
+    chosen = [n for n in names if any(fnmatch.fnmatchcase(n, g) for g in globs)]
     if not chosen:
-        raise CheckError(f"{name}:{glob}: no test of {name} matches; "
+        raise CheckError(f"{spec}: no test of {name} matches; "
                          f"see ./lab check --list {name}")
     kind = KIND[name]
     if kind == "harness":
-        return [a for n in chosen for a in ("-r", n.replace(".", ":", 1))], {}
+        return [a for n in chosen for a in ("-r", n.replace(".", ":"))], {}
     if kind == "ftracetest":
         return chosen, {}
-    return [], {"LAB_TEST_GLOB": glob}
+    if len(globs) > 1:
+        raise CheckError(f"{spec}: suite {name} takes one glob; "
+                         f"run ./lab check {name}:GLOB once per glob")
+    return [], {"LAB_TEST_GLOB": globs[0]}
 
 
 def list_suites(names):
@@ -354,8 +374,10 @@ def run_suite(suite, argv, env, kernel):
 
 
 def parse_specs(specs):
-    """['sched:sis.v3_9_*', 'lab'] -> [(name, glob or None)]."""
-    out = []
+    """['sched:sis.v3_9_*', 'lab', 'sched:sis.v3_8_*'] ->
+    [('sched', ['sis.v3_9_*', 'sis.v3_8_*']), ('lab', None)]: one run per
+    suite, in the order first named; a suite named whole runs whole."""
+    out = {}
     for spec in specs:
         name, colon, glob = spec.partition(":")
         if name not in SUITES:
@@ -363,8 +385,11 @@ def parse_specs(specs):
                              "(./lab check --list)")
         if colon and not glob:
             raise CheckError(f"{spec}: empty test glob; want SUITE:GLOB")
-        out.append((name, glob or None))
-    return out
+        if name in out and (out[name] is None or not glob):
+            out[name] = None
+        else:
+            out[name] = out.get(name, []) + [glob] if glob else None
+    return list(out.items())
 
 
 def default_specs(full):
@@ -390,7 +415,7 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False):
         if missing:
             raise CheckError(f"no {' or '.join(missing)} kernel built: run "
                              + " and ".join(f"'make kernel-{k}'" for k in missing))
-        picks = {name: pick(name, glob) if glob else ([], {}) for name, glob in specs}
+        picks = {name: pick(name, globs) if globs else ([], {}) for name, globs in specs}
         use, note = accel_mod.select(accel or os.environ.get("LAB_ACCEL") or "auto")
     except (CheckError, accel_mod.AccelError) as e:
         print(f"lab check: {e}", file=sys.stderr)
@@ -406,7 +431,7 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False):
     print(f"# {tier}; kernel {kernel}, accelerator {use}; logs in {os.path.relpath(LOGDIR)}/")
     print(f"1..{len(specs)}", flush=True)
     suites = []
-    for num, (name, glob) in enumerate(specs, 1):
+    for num, (name, _) in enumerate(specs, 1):
         extra_argv, extra_env = picks[name]
         argv = [a.replace("{kernel}", kernel) for a in SUITES[name][1]] + extra_argv
         env = dict(os.environ, LAB_KERNEL=kernel, LAB_ACCEL=use,

@@ -461,10 +461,20 @@ def test_check_finds_the_run_directory_of_a_crash_a_splat_and_a_failure():
 
 def test_check_picks_tests_and_refuses_bad_names():
     from lablib import check
-    argv, env = check.pick("lab", "exit_*")
+    argv, env = check.pick("lab", ["exit_*"])
     assert argv == [] and env == {"LAB_TEST_GLOB": "exit_*"}, (argv, env)
-    argv, _ = check.pick("ftracetest", "00basic/snapshot_h*")
+    argv, _ = check.pick("ftracetest", ["00basic/snapshot_h*"])
     assert argv == ["00basic/snapshot_history"], argv
+    # Two globs of one suite make one run of both (the second used to win)
+    specs = check.parse_specs(["ftracetest:00basic/snapshot_h*", "lab",
+                               "ftracetest:trigger/trigger-snapshot-b*"])
+    assert specs == [("ftracetest", ["00basic/snapshot_h*",
+                                     "trigger/trigger-snapshot-b*"]),
+                     ("lab", None)], specs
+    argv, _ = check.pick(*specs[0])
+    assert argv == ["00basic/snapshot_history",
+                    "trigger/trigger-snapshot-burst"], argv
+    assert check.parse_specs(["lab:exit_*", "lab"]) == [("lab", None)]
     for bad, words in (("nosuch", "unknown suite"), ("lab:", "empty test glob"),
                        ("lab:zzz*", "no test of lab matches"),
                        ("snapshot:x", "runs as one script")):
@@ -475,6 +485,23 @@ def test_check_picks_tests_and_refuses_bad_names():
             assert words in str(e), (bad, str(e))
         else:
             raise AssertionError(f"{bad} was accepted")
+
+
+def test_check_names_the_variants_of_a_harness_fixture():
+    """A fixture with variants runs each test once per variant, and KTAP
+    names them fixture.variant.test: SUITE:GLOB must see those names."""
+    from lablib import check
+    listing = (
+        "# FIXTURE            VARIANT                   TEST\n"
+        "global                                         \n"
+        "                                               plain\n"
+        "-------------------------------------------------------\n"
+        "held                 top_level                 reads_on\n"
+        "                     instance                  wakes\n")
+    names = check.harness_names(listing)
+    assert names == ["global.plain", "held.top_level.reads_on",
+                     "held.top_level.wakes", "held.instance.reads_on",
+                     "held.instance.wakes"], names
 
 
 def test_stress_refuses_bad_arguments_and_the_host():

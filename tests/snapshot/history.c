@@ -1157,6 +1157,119 @@ TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
 	}
 }
 
+/* Marks "<tag>0" from CPU 0 (this task) and "<tag>1" from CPU 1 */
+static void mark_both(const char *tag)
+{
+	static char m1[16];
+	char m0[16];
+
+	snprintf(m0, sizeof(m0), "%s0", tag);
+	snprintf(m1, sizeof(m1), "%s1", tag);
+	mark(m0);
+	marker_cpu1 = m1;
+	on_cpu(1, mark_from_here);
+}
+
+/*
+ * Each CPU buffer hides what it held by its own stamps: a CPU whose clock
+ * lags or leads must neither lose the events written after a snapshot
+ * nor show those written before. Every trace_clock the kernel offers,
+ * with markers from two CPUs around each snapshot.
+ */
+TEST_F(snap, old_events_stay_hidden_per_cpu_under_every_clock)
+{
+	char clocks[256], *clock, *save, want[16];
+	int d, i;
+
+	if (!has_cpu1())
+		SKIP(return, "one CPU");
+	ASSERT_LT(0, rd(T "trace_clock"));
+	snprintf(clocks, sizeof(clocks), "%s", buf);
+	for (clock = strtok_r(clocks, " \n", &save); clock;
+	     clock = strtok_r(NULL, " \n", &save)) {
+		if (clock[0] == '[')
+			memmove(clock, clock + 1, strlen(clock));
+		clock[strcspn(clock, "]")] = '\0';
+		ASSERT_EQ(0, wr(T "trace_clock", clock)) TH_LOG("clock %s", clock);
+		for (d = 1; d <= 3; d += 2) {
+			snprintf(want, sizeof(want), "%d", d);
+			ASSERT_EQ(0, wr(T "snapshot_depth", want));
+			ASSERT_EQ(0, wr(T "snapshot", "1"));
+			ASSERT_EQ(0, wr(T "snapshot", "2"));
+			ASSERT_EQ(0, wr(T "trace", ""));
+			/* d + 1 snapshots: the first buffer comes back live */
+			for (i = 0; i <= d; i++) {
+				snprintf(want, sizeof(want), "OLD%c", 'a' + i);
+				mark_both(want);
+				ASSERT_EQ(0, wr(T "snapshot", "1"));
+			}
+			mark_both("NEW");
+			EXPECT_EQ(1, count(T "trace", "NEW0"))
+				TH_LOG("clock %s, depth %d: CPU 0's new marker", clock, d);
+			EXPECT_EQ(1, count(T "trace", "NEW1"))
+				TH_LOG("clock %s, depth %d: CPU 1's new marker", clock, d);
+			EXPECT_EQ(0, count(T "trace", "OLD"))
+				TH_LOG("clock %s, depth %d: an old marker in trace", clock, d);
+		}
+	}
+}
+
+/*
+ * "echo 2" clears every snapshot of the history at once, and a reader
+ * that has "snapshot" open reads it again from the start without the
+ * header of the snapshot that was cleared.
+ */
+TEST_F(snap, clear_hides_every_snapshot_and_its_header_from_open_readers)
+{
+	int fd;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, snap("C1"));
+	ASSERT_EQ(0, snap("C2"));
+	ASSERT_EQ(0, snap("C3"));
+	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
+	ASSERT_LT(0, read(fd, buf, 64));
+	ASSERT_EQ(0, wr(T "snapshot", "2"));
+	ASSERT_LE(0, pread(fd, buf, BUFSZ - 1, 0));
+	close(fd);
+	EXPECT_EQ(NULL, strstr(buf, "# snapshot: #"))
+		TH_LOG("an open reader kept the cleared snapshot's header");
+	EXPECT_EQ(NULL, strstr(buf, "C3"));
+	EXPECT_EQ(0, count(T "snapshot", "C3"));
+	EXPECT_EQ(0, count(T "snapshots/1", "C2"));
+	EXPECT_EQ(0, count(T "snapshots/2", "C1"));
+	EXPECT_EQ(0, count(T "snapshot", "# snapshot: #"));
+	/* Live tracing goes on, and the next snapshot is numbered on */
+	ASSERT_EQ(0, snap("C4"));
+	EXPECT_EQ(1, count(T "snapshot", "C4"));
+	EXPECT_EQ(0, count(T "snapshots/1", "C3"));
+}
+
+/*
+ * "echo 2" while a hot trigger rotates the buffers: the clear must leave
+ * the live buffer recording. A smoke case: the race is narrow.
+ */
+TEST_F_TIMEOUT(snap, clear_under_a_hot_trigger_keeps_live_tracing, 120)
+{
+	pid_t sw;
+	int i;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "8"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_EQ(0, wr(T "events/sched/sched_switch/trigger",
+			"snapshot if prev_comm == \"snapswitch\""));
+	sw = start_switcher(5);
+	ASSERT_LT(0, sw);
+	for (i = 0; i < 100; i++)
+		ASSERT_EQ(0, wr(T "snapshot", "2"));
+	waitpid(sw, NULL, 0);
+	ASSERT_EQ(0, wr_append(T "events/sched/sched_switch/trigger",
+			       "!snapshot if prev_comm == \"snapswitch\""));
+	mark("ALIVE");
+	EXPECT_EQ(1, count(T "trace", "ALIVE"));
+	EXPECT_EQ(0, rd(T "tracing_on") > 0 ? strncmp(buf, "1", 1) : -1);
+}
+
 /* Instances with a history, triggers and snapshots, created and removed */
 TEST_F_TIMEOUT(snap, instances_come_and_go_with_their_history, 300)
 {
