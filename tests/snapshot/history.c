@@ -994,13 +994,13 @@ TEST_F(snap, poll_reports_a_snapshot_file_writable)
 }
 
 /*
- * A blocking read of per_cpu/cpu0/snapshot_raw; 0 once it returned data.
- * It says "o" on @ready just before it reads.
+ * A blocking read of @path (a per_cpu/cpuN/*_raw file); 0 once it returned
+ * data. It says "o" on @ready just before it reads.
  */
-static int read_snapshot_raw(int ready)
+static int read_raw(const char *path, int ready)
 {
 	static char page[1 << 16];
-	int fd = open(T "per_cpu/cpu0/snapshot_raw", O_RDONLY);
+	int fd = open(path, O_RDONLY);
 
 	if (fd < 0)
 		return 2;
@@ -1023,7 +1023,7 @@ TEST_F(snap, a_blocked_snapshot_raw_reader_is_woken_at_depth_above_1)
 	pid = fork();
 	if (pid == 0) {
 		close(ready[0]);
-		_exit(read_snapshot_raw(ready[1]));
+		_exit(read_raw(T "per_cpu/cpu0/snapshot_raw", ready[1]));
 	}
 	close(ready[1]);
 	ASSERT_EQ(1, read(ready[0], &c, 1));
@@ -1268,6 +1268,158 @@ TEST_F_TIMEOUT(snap, clear_under_a_hot_trigger_keeps_live_tracing, 120)
 	mark("ALIVE");
 	EXPECT_EQ(1, count(T "trace", "ALIVE"));
 	EXPECT_EQ(0, rd(T "tracing_on") > 0 ? strncmp(buf, "1", 1) : -1);
+}
+
+/*
+ * Forks a blocking read_raw() of @path, and returns once it is asleep in
+ * its read, or -1.
+ */
+static pid_t start_raw_reader(const char *path)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		_exit(read_raw(path, ready[1]));
+	}
+	close(ready[1]);
+	if (pid < 0 || read(ready[0], &c, 1) != 1 || !sleeping(pid)) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		pid = -1;
+	}
+	close(ready[0]);
+	return pid;
+}
+
+/* Whether the reader @pid exits 0 (it read data) within its 5 s */
+static int reader_got_data(pid_t pid)
+{
+	int status;
+
+	return waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       !WEXITSTATUS(status);
+}
+
+/*
+ * A per-CPU snapshot swaps one CPU's buffers, and their wait queues with
+ * them: its header says so, and the readers asleep in either role are
+ * woken to read on in the CPU buffer that their file reads now.
+ */
+TEST_F(snap, a_per_cpu_snapshot_says_so_and_wakes_both_roles)
+{
+	pid_t pid;
+
+	if (!exists(T "per_cpu/cpu0/snapshot"))
+		SKIP(return, "no per-CPU snapshot files");
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	mark("PCPU1");
+	ASSERT_EQ(0, wr(T "per_cpu/cpu0/snapshot", "1"));
+	EXPECT_EQ(1, count(T "snapshot", " by cpu-file on CPU 0"))
+		TH_LOG("the header: %.200s", (rd(T "snapshot"), buf));
+
+	/* A live reader, asleep on the CPU buffer that the swap moves */
+	ASSERT_EQ(0, wr(T "buffer_percent", "0"));
+	ASSERT_EQ(0, wr(T "trace", ""));
+	ASSERT_LT(0, pid = start_raw_reader(T "per_cpu/cpu0/trace_pipe_raw"));
+	ASSERT_EQ(0, wr(T "per_cpu/cpu0/snapshot", "1"));
+	ASSERT_EQ(0, wr(T "trace", ""));
+	mark("PCPU2");
+	EXPECT_TRUE(reader_got_data(pid))
+		TH_LOG("the trace_pipe_raw reader missed a marker after the swap");
+
+	/* A snapshot_raw reader, asleep until the swap brings data in */
+	ASSERT_EQ(0, wr(T "per_cpu/cpu0/snapshot", "2"));
+	mark("PCPU3");
+	ASSERT_LT(0, pid = start_raw_reader(T "per_cpu/cpu0/snapshot_raw"));
+	ASSERT_EQ(0, wr(T "per_cpu/cpu0/snapshot", "1"));
+	EXPECT_TRUE(reader_got_data(pid))
+		TH_LOG("the snapshot_raw reader was not woken by the swap");
+}
+
+static long total_kb(void)
+{
+	return rd(T "buffer_total_size_kb") > 0 ? atol(buf) : -1;
+}
+
+/* A field of /proc/meminfo, in KB, or -1 */
+static long meminfo_kb(const char *field)
+{
+	char *p;
+
+	if (rd("/proc/meminfo") < 0 || !(p = strstr(buf, field)))
+		return -1;
+	return atol(p + strlen(field) + 1);
+}
+
+/*
+ * buffer_total_size_kb counts every buffer of the history, and only once
+ * the snapshot is allocated, parked ones included (a page per CPU each,
+ * after "echo 0"; earlier tests may have parked more).
+ */
+TEST_F(snap, buffer_total_size_kb_counts_the_whole_history)
+{
+	/* The smallest buffer: a few pages per CPU */
+	long page = 8 * sysconf(_SC_NPROCESSORS_ONLN);
+	long live, t1, t3, parked;
+
+	ASSERT_LT(0, live = total_kb());
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	EXPECT_EQ(live, total_kb()) TH_LOG("no snapshot allocated yet");
+	ASSERT_EQ(0, wr(T "snapshot_depth", "1"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	t1 = total_kb();
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	t3 = total_kb();
+	TH_LOG("live %ld KB; with the snapshot %ld KB; at depth 3 %ld KB", live, t1, t3);
+	/* Parked buffers, a page each: this test parked two */
+	parked = t1 - 2 * live;
+	EXPECT_LE(2 * page / 4, parked);
+	EXPECT_GE(31 * page, parked);
+	/* Two of them came back at full size */
+	EXPECT_GE(parked, t3 - 4 * live);
+	EXPECT_LE(parked - 2 * page, t3 - 4 * live);
+	ASSERT_EQ(0, wr(T "snapshot_depth", "2"));
+	EXPECT_EQ(t3, total_kb())
+		TH_LOG("a lower depth parks a buffer, which keeps its memory");
+	ASSERT_EQ(0, wr(T "snapshot", "0"));
+	EXPECT_EQ(live, total_kb()) TH_LOG("echo 0 gives the memory back");
+}
+
+/*
+ * A depth whose buffers the memory cannot hold is ENOMEM, and nothing
+ * changes: the depth, the snapshot, the total and live tracing.
+ */
+TEST_F_TIMEOUT(snap, a_depth_that_does_not_fit_is_enomem_and_changes_nothing, 300)
+{
+	long avail = meminfo_kb("MemAvailable:"), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long total;
+	char size[32];
+
+	ASSERT_LT(0, avail);
+	/* Two parked buffers, a page each, that a higher depth takes first */
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "1"));
+	/* live + snapshot take half of what is available; 5 buffers cannot fit */
+	snprintf(size, sizeof(size), "%ld", avail / 4 / ncpu);
+	ASSERT_EQ(0, wr(T "buffer_size_kb", size));
+	ASSERT_EQ(0, snap("FIT"));
+	total = total_kb();
+	TH_LOG("%ld KB available; %s KB per CPU; total %ld KB", avail, size, total);
+	EXPECT_EQ(ENOMEM, wr(T "snapshot_depth", "5"));
+	EXPECT_EQ(1, depth());
+	EXPECT_EQ(total, total_kb());
+	EXPECT_EQ(1, count(T "snapshot", "FIT"));
+	EXPECT_FALSE(exists(T "snapshots/1"));
+	mark("STILL");
+	EXPECT_EQ(1, count(T "trace", "STILL"));
+	ASSERT_EQ(0, wr(T "snapshot", "0"));
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "1408"));
 }
 
 /* Instances with a history, triggers and snapshots, created and removed */
