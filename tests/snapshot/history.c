@@ -1389,6 +1389,17 @@ TEST_F(snap, buffer_total_size_kb_counts_the_whole_history)
 		TH_LOG("a lower depth parks a buffer, which keeps its memory");
 	ASSERT_EQ(0, wr(T "snapshot", "0"));
 	EXPECT_EQ(live, total_kb()) TH_LOG("echo 0 gives the memory back");
+
+	/* Without a history, as in 6.12: "snapshot" is not counted */
+	rmdir(T "instances/total_abi");
+	ASSERT_EQ(0, mkdir(T "instances/total_abi", 0755));
+	rd(T "instances/total_abi/buffer_total_size_kb");
+	live = atol(buf);
+	ASSERT_EQ(0, wr(T "instances/total_abi/snapshot", "1"));
+	EXPECT_EQ(live, rd(T "instances/total_abi/buffer_total_size_kb") > 0 ? atol(buf) : -1)
+		TH_LOG("depth 1 with a snapshot reads as in 6.12");
+	ASSERT_EQ(0, wr(T "instances/total_abi/snapshot", "0"));
+	ASSERT_EQ(0, rmdir(T "instances/total_abi"));
 }
 
 /*
@@ -1420,6 +1431,39 @@ TEST_F_TIMEOUT(snap, a_depth_that_does_not_fit_is_enomem_and_changes_nothing, 30
 	EXPECT_EQ(1, count(T "trace", "STILL"));
 	ASSERT_EQ(0, wr(T "snapshot", "0"));
 	ASSERT_EQ(0, wr(T "buffer_size_kb", "1408"));
+}
+
+/* Markers "<tag>" on CPU 0 until its buffer has surely wrapped or filled */
+static void fill_cpu0(const char *tag)
+{
+	int i;
+
+	for (i = 0; i < 1500; i++)
+		mark(tag);
+}
+
+/*
+ * A buffer that comes back into live use full of old events: without
+ * overwrite they would keep out every new event, and a reader that waits
+ * must drop them first, not sleep on a buffer it thinks empty.
+ */
+TEST_F(snap, without_overwrite_old_events_make_room_for_a_waiting_reader)
+{
+	pid_t pid;
+
+	ASSERT_EQ(0, wr(T "options/overwrite", "0"));
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "64"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_EQ(0, wr(T "trace", ""));
+	fill_cpu0("FILL-A 0123456789abcdef0123456789abcdef");
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	fill_cpu0("FILL-B 0123456789abcdef0123456789abcdef");
+	/* The buffer full of FILL-A is live again, its events hidden */
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LT(0, pid = start_raw_reader(T "trace_pipe"));
+	mark("AFTER");
+	EXPECT_TRUE(reader_got_data(pid))
+		TH_LOG("the new marker found no room, and the reader slept on");
 }
 
 /* Instances with a history, triggers and snapshots, created and removed */
