@@ -150,6 +150,8 @@ def kernels_needed(specs, kernel="lab"):
 # a failure.  Checked on the lab and debug kernels; on stock the suites fail
 # by design, and skips are only listed.
 EXPECTED_SKIPS = {
+    "history": {"snap.a_failed_allocation_anywhere_leaves_every_buffer_as_it_was":
+                "fault injection is in the debug kernel only: history-debug runs it"},
     "sched-nosmt": {"sis.modern_busy_prev_scans_for_idle_core":
                     "no SMT siblings, so no idle-core scan",
                     "sis.modern_stale_idle_core_hint_is_labelled_idle_cpu":

@@ -238,12 +238,14 @@ static void reset(void)
 	wr(T "current_tracer", "nop");
 	wr(T "snapshot", "0");
 	wr(T "snapshot_depth", "1");
+	wr(T "buffer_subbuf_size_kb", "4");
 	wr(T "buffer_size_kb", "1408");
 	wr(T "trace", "");
 	wr(T "tracing_on", "1");
 	wr(T "options/overwrite", "1");
 	wr(T "trace_clock", "local");
 	wr(T "buffer_percent", "50");
+	wr(T "options/pause-on-trace", "0");
 	if (cpumask0[0])
 		wr(T "tracing_cpumask", cpumask0);
 }
@@ -401,6 +403,80 @@ TEST_F(snap, a_function_probe_rotates_the_history)
 	ASSERT_STREQ("P2", tags(T "snapshot", "P"));
 	ASSERT_STREQ("P1", tags(T "snapshots/1", "P"));
 	ASSERT_TRUE(has(T "snapshot", " by function on CPU "));
+}
+
+/* The "# snapshots dropped: N" line of "snapshot": N, 0 without it, or -1 */
+static long dropped(void)
+{
+	long n;
+	char *p;
+
+	if (rd(T "snapshot") < 0)
+		return -1;
+	p = strstr(buf, "# snapshots dropped: ");
+	if (!p)
+		return 0;
+	return sscanf(p, "# snapshots dropped: %ld", &n) == 1 ? n : -1;
+}
+
+/*
+ * With tracing stopped (here, "trace" open with pause-on-trace), no
+ * snapshot can be taken. The file's writers get EBUSY; a probe cannot
+ * be told, so each of its hits is counted in the header. Nothing moves.
+ */
+TEST_F(snap, a_snapshot_that_cannot_be_taken_is_ebusy_or_counted)
+{
+	const char *fn = probe_function();
+	const char *depths[] = { "1", "3" };
+	char probe[64];
+	unsigned int i;
+	long n;
+	int fd;
+
+	if (!fn)
+		SKIP(return, "no traceable getppid");
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wr(T "snapshot_depth", depths[i]));
+		ASSERT_EQ(0, snap("D1"));
+		ASSERT_EQ(0, wr(T "options/pause-on-trace", "1"));
+		ASSERT_LE(0, fd = open(T "trace", O_RDONLY));
+		EXPECT_EQ(EBUSY, wr(T "snapshot", "1"))
+			TH_LOG("echo 1 > snapshot, stopped, depth %s", depths[i]);
+		EXPECT_EQ(EBUSY, wr(T "per_cpu/cpu0/snapshot", "1"))
+			TH_LOG("per-CPU echo 1, stopped, depth %s", depths[i]);
+		ASSERT_STREQ("D1", tags(T "snapshot", "D"));
+		ASSERT_LE(0, n = dropped());
+		snprintf(probe, sizeof(probe), "%s:snapshot", fn);
+		ASSERT_EQ(0, wr(T "set_ftrace_filter", probe));
+		getppid();
+		getppid();
+		EXPECT_EQ(n + 2, dropped())
+			TH_LOG("two probe hits while stopped, depth %s", depths[i]);
+		ASSERT_STREQ("D1", tags(T "snapshot", "D"));
+		close(fd);
+		/* Started again: the next hit is taken, and not counted */
+		mark("D2");
+		getppid();
+		EXPECT_EQ(n + 2, dropped());
+		EXPECT_STREQ("D2", tags(T "snapshot", "D"));
+		EXPECT_TRUE(has(T "snapshot", " by function on CPU "));
+		reset();
+	}
+}
+
+#define CPU1_ONLINE "/sys/devices/system/cpu/cpu1/online"
+
+/* smp_call_function_single() fails for an offline CPU: say so */
+TEST_F(snap, a_per_cpu_snapshot_of_an_offline_cpu_is_enodev)
+{
+	if (!exists(CPU1_ONLINE))
+		SKIP(return, "CPU 1 cannot go offline");
+	ASSERT_EQ(0, snap("O1"));
+	ASSERT_EQ(0, wr(CPU1_ONLINE, "0"));
+	mark("O2");
+	EXPECT_EQ(ENODEV, wr(T "per_cpu/cpu1/snapshot", "1"));
+	EXPECT_EQ(0, wr(CPU1_ONLINE, "1"));
+	EXPECT_STREQ("O1", tags(T "snapshot", "O"));
 }
 
 TEST_F(snap, clear_clears_the_whole_history)
@@ -914,6 +990,132 @@ TEST_F_TIMEOUT(snap, a_failed_resize_leaves_every_buffer_as_it_was, 300)
 	}
 	ASSERT_LT(100, first);
 	ASSERT_GT(3000, first);
+}
+
+#define FAULT "/sys/kernel/debug/"
+
+/* Lets /proc/self/fail-nth fail any slab or page allocation of ours. */
+static int fault_setup(void)
+{
+	return wr(FAULT "failslab/verbose", "0") ||
+	       wr(FAULT "fail_page_alloc/verbose", "0") ||
+	       wr(FAULT "failslab/ignore-gfp-wait", "N") ||
+	       wr(FAULT "fail_page_alloc/ignore-gfp-wait", "N") ||
+	       wr(FAULT "fail_page_alloc/ignore-gfp-highmem", "N") ||
+	       wr(FAULT "fail_page_alloc/min-order", "0");
+}
+
+/*
+ * Writes @val to @path, with the @nth allocation of this thread from
+ * the write on made to fail (fault injection); returns 0 or the errno.
+ */
+static int wr_failing(const char *path, const char *val, int nth)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	int err = 0;
+	char n[16];
+
+	if (fd < 0)
+		return errno;
+	snprintf(n, sizeof(n), "%d", nth);
+	if (wr("/proc/thread-self/fail-nth", n))
+		err = -1;
+	else if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	wr("/proc/thread-self/fail-nth", "0");
+	close(fd);
+	return err;
+}
+
+/* What every buffer of the history looks like from the outside */
+struct sizes {
+	char size[32], subbuf[32], total[32];
+};
+
+static void sizes(struct sizes *s)
+{
+	rd(T "buffer_size_kb");
+	snprintf(s->size, sizeof(s->size), "%.31s", buf);
+	rd(T "buffer_subbuf_size_kb");
+	snprintf(s->subbuf, sizeof(s->subbuf), "%.31s", buf);
+	rd(T "buffer_total_size_kb");
+	snprintf(s->total, sizeof(s->total), "%.31s", buf);
+}
+
+/*
+ * Fails each allocation of a change in turn, the 1st, the 2nd, ...,
+ * until the change succeeds. Every failure must be ENOMEM and leave
+ * every buffer of the history as it was, tracing on; the debug kernel
+ * also fails the run on the WARN of a failed roll-back. Returns the
+ * number of failures.
+ */
+static int sweep(struct __test_metadata *_metadata, const char *file,
+		 const char *val)
+{
+	struct sizes was, now;
+	int nth, err;
+
+	sizes(&was);
+	for (nth = 1; nth < 5000; nth++) {
+		err = wr_failing(file, val, nth);
+		if (!err)
+			return nth - 1;
+		if (err != ENOMEM) {
+			TH_LOG("%s: allocation %d failed: %s, not ENOMEM",
+			       file, nth, strerror(err));
+			return -1;
+		}
+		sizes(&now);
+		if (strcmp(was.size, now.size) || strcmp(was.subbuf, now.subbuf) ||
+		    strcmp(was.total, now.total)) {
+			TH_LOG("%s: allocation %d failed and left %s/%s/%s KB, not %s/%s/%s",
+			       file, nth, now.size, now.subbuf, now.total,
+			       was.size, was.subbuf, was.total);
+			return -1;
+		}
+		if (!has(T "tracing_on", "1")) {
+			TH_LOG("%s: allocation %d failed and turned tracing off",
+			       file, nth);
+			return -1;
+		}
+	}
+	TH_LOG("%s: still failing after %d allocations", file, nth);
+	return -1;
+}
+
+TEST_F_TIMEOUT(snap, a_failed_allocation_anywhere_leaves_every_buffer_as_it_was, 600)
+{
+	int failures;
+
+	if (!exists("/proc/thread-self/fail-nth") || !exists(FAULT "failslab"))
+		SKIP(return, "no fault injection (the debug kernel has it)");
+	ASSERT_EQ(0, fault_setup());
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "64"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, snap("F1"));
+	ASSERT_EQ(0, snap("F2"));
+	ASSERT_EQ(0, snap("F3"));
+
+	failures = sweep(_metadata, T "buffer_size_kb", "128");
+	ASSERT_LT(0, failures);
+	TH_LOG("buffer_size_kb: %d allocations failed in turn", failures);
+	/* A resize keeps what the buffers hold */
+	EXPECT_STREQ("F3", tags(T "snapshot", "F"));
+	EXPECT_STREQ("F2", tags(T "snapshots/1", "F"));
+	EXPECT_STREQ("F1", tags(T "snapshots/2", "F"));
+	ASSERT_TRUE(has(T "buffer_size_kb", "128"));
+
+	failures = sweep(_metadata, T "buffer_subbuf_size_kb", "8");
+	ASSERT_LT(0, failures);
+	TH_LOG("buffer_subbuf_size_kb: %d allocations failed in turn", failures);
+	ASSERT_TRUE(has(T "buffer_subbuf_size_kb", "8"));
+
+	/* And the history works on */
+	ASSERT_EQ(0, snap("F4"));
+	ASSERT_EQ(0, snap("F5"));
+	EXPECT_STREQ("F5", tags(T "snapshot", "F"));
+	EXPECT_STREQ("F4", tags(T "snapshots/1", "F"));
+	wr(T "buffer_subbuf_size_kb", "4");
 }
 
 TEST_F(snap, a_reader_of_a_dropped_snapshot_never_sees_live_events)
