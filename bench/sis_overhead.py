@@ -32,8 +32,8 @@ ops = {"lab": [], "stock": []}
 for kernel in ("lab", "stock", "stock", "lab"):
     print(f"# booting {kernel}: {runs} x perf bench sched pipe -l {loops}", flush=True)
     out = io.BytesIO()
-    res = guest.run(["sh", "-c", script], kernel=kernel, stdout=out,
-                    stderr=io.BytesIO(), timeout=900, accel=use)
+    spec = guest.GuestSpec.make(kernel=kernel, timeout=900, accel=use)
+    res = guest.run(spec, ["sh", "-c", script], stdout=out, stderr=io.BytesIO())
     if res.status != 0:
         sys.exit(f"{kernel} guest failed ({res.kind}, {res.status}):\n{res.console_tail()}")
     got = [int(x) for x in re.findall(r"(\d+) ops/sec", out.getvalue().decode())]

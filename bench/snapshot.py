@@ -47,8 +47,8 @@ rel = os.path.relpath(binary, TOP)
 def boot(kernel, script, what):
     print(f"# booting {kernel}: {what}", flush=True)
     out = io.BytesIO()
-    res = guest.run(["sh", "-c", script], kernel=kernel, smp=2, mem="3G",
-                    stdout=out, stderr=io.BytesIO(), timeout=1800, tcg="single")
+    spec = guest.GuestSpec.make(kernel=kernel, smp=2, mem="3G", timeout=1800, tcg="single")
+    res = guest.run(spec, ["sh", "-c", script], stdout=out, stderr=io.BytesIO())
     if res.status != 0:
         sys.exit(f"{kernel} guest failed ({res.kind}, {res.status}):\n{res.console_tail()}")
     return out.getvalue().decode()

@@ -37,10 +37,10 @@ def boot(kernel, runs, duration, cases, raw_dir, use):
     print(f"demo: booting the {kernel} kernel (10x2, {use.upper()}): {runs} run(s) x "
           f"{len(cases)} case(s) x {duration}s", flush=True)
     timeout = 120 + runs * len(cases) * (duration * 3 + 60)
-    res = guest.run([os.path.join(TOP, "demo/cases.sh"), kernel, str(runs),
-                     str(duration)] + cases, kernel=kernel, timeout=timeout,
-                    keep=True, stdout=sys.stdout.buffer, stderr=sys.stdout.buffer,
-                    accel=use)
+    spec = guest.GuestSpec.make(kernel=kernel, timeout=timeout, accel=use)
+    res = guest.run(spec, [os.path.join(TOP, "demo/cases.sh"), kernel, str(runs),
+                           str(duration)] + cases,
+                    keep=True, stdout=sys.stdout.buffer, stderr=sys.stdout.buffer)
     if res.kind != "exit":
         print(f"demo: the {kernel} guest failed ({res.kind}); console tail:\n"
               f"{res.console_tail()}", file=sys.stderr)

@@ -4,6 +4,11 @@ The guest's root is the host's / over 9p, read-only, so host binaries and
 this repository are usable unchanged.  guest/init.c runs the command with its
 stdout and stderr on two virtio serial ports, which we relay, and writes the
 exit status into a writable run directory shared over 9p.
+
+GuestSpec.make() checks the options once and plans the guest; run(spec,
+argv) composes the steps: make_rundir(), kernel_cmdline() and
+qemu_command() (QEMU's argv, nothing else), boot() (QEMU, to its end) and
+collect() (the Result).
 """
 
 import os
@@ -15,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from dataclasses import dataclass
 
 from lablib import accel as accel_mod
 
@@ -258,54 +264,146 @@ def resolve_accel(accel):
         raise LabError(str(e)) from None
 
 
-def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
-        timeout=300, append="", stdout=None, stderr=None, keep=False,
-        tcg="multi", accel=None, pin=False, env=None, qemu_args=None,
-        gdb=None, interactive=False, notes=None, numa=None):
-    """Boot `kernel`, run argv in the guest and return a Result.
+def _tell(note, notes=None):
+    """A one-line note for the user: on stderr, or into the list notes."""
+    if not note:
+        return
+    if notes is None:
+        print(f"lab: {note}", file=sys.stderr, flush=True)
+    else:
+        notes.append(note)
 
-    accel: "auto", "kvm", "tcg" or None ($LAB_ACCEL, else auto).  pin: pin
-    each vCPU thread to a host CPU.  env: ["VAR=VALUE"] for the command.
-    qemu_args: extra QEMU arguments.  gdb: a TCP port for QEMU's gdb stub.
-    numa: split the CPUs and memory into that many NUMA nodes, one socket
-    each.  interactive: the command gets the terminal (the guest's serial
-    console) as stdin, stdout and stderr, as `lab shell` does.  notes: a
-    list that gets the one-line notes for the user (TCG fallback), which
-    are printed on stderr when it is None."""
+
+@dataclass(frozen=True)
+class GuestSpec:
+    """The guest to boot, as QemuArchParams is to kunit.py.  Make it with
+    GuestSpec.make(), which checks the options once; run() boots it."""
+    kernel: str             # as asked: lab, stock, debug or a path
+    image: str              # the bzImage booted
+    qemu: str               # the path of qemu-system-x86_64
+    accel: str              # "kvm" or "tcg"
+    accel_note: str | None  # why auto fell back to TCG, or None
+    sockets: int
+    cores: int              # per socket
+    threads: int            # per core
+    mem: str                # e.g. "2G"
+    numa_args: tuple = ()   # QEMU's -object and -numa arguments
+    tcg: str = "multi"      # TCG threading: "multi" or "single"
+    pin: bool = False       # pin each vCPU thread to a host CPU
+    gdb: int | None = None  # the TCP port of QEMU's gdb stub
+    timeout: int = 300      # seconds; 0: none
+    append: str = ""        # extra kernel command line
+    env: tuple = ()         # ((VAR, VALUE), ...) for the command
+    qemu_args: tuple = ()   # extra QEMU arguments
+
+    @classmethod
+    def make(cls, kernel="lab", topology="10x2", smp=None, mem="2G", timeout=300,
+             append="", tcg="multi", accel=None, pin=False, env=None,
+             qemu_args=None, gdb=None, numa=None):
+        """Check the options of `lab run` and plan the guest; a LabError
+        says what is wrong.  accel: "auto", "kvm", "tcg" or None
+        ($LAB_ACCEL, else auto).  env: ["VAR=VALUE"] for the command.
+        numa: split the CPUs and memory into that many NUMA nodes, one
+        socket each."""
+        image = resolve_kernel(kernel)
+        env = parse_env(env)
+        use, note = resolve_accel(accel)
+        try:
+            if pin and use == "tcg" and tcg == "single":
+                raise LabError("--pin with single-threaded TCG: every vCPU is one "
+                               "host thread; use --tcg multi or KVM")
+            if gdb is not None and not 1 <= gdb <= 65535:
+                raise LabError(f"bad --gdb port {gdb}: want 1..65535")
+            if smp is not None:
+                if smp < 1 or smp > 64:
+                    raise LabError(f"bad --smp {smp}: want 1..64")
+                sockets, cores, threads = 1, smp, 1
+            else:
+                sockets, cores, threads = parse_topology(topology)
+            if not re.fullmatch(r"\d+[MG]", mem):
+                raise LabError(f"bad --mem '{mem}': want a size such as 512M or 2G")
+            numa_args = []
+            if numa is not None:
+                sockets, numa_args = numa_layout(numa, cores, threads, mem)
+                cores //= numa
+            qemu = shutil.which("qemu-system-x86_64")
+            if not qemu:
+                raise LabError("qemu-system-x86_64 not found: run 'make deps'")
+        except LabError:
+            # The note before these errors, as ever (it says why TCG); when
+            # the guest boots, run() gives it.
+            _tell(note)
+            raise
+        return cls(kernel=kernel, image=image, qemu=qemu, accel=use, accel_note=note,
+                   sockets=sockets, cores=cores, threads=threads, mem=mem,
+                   numa_args=tuple(numa_args), tcg=tcg, pin=pin, gdb=gdb,
+                   timeout=timeout, append=append, env=tuple(env),
+                   qemu_args=tuple(qemu_args or ()))
+
+
+def need_command(argv):
+    """LabError unless argv has a command."""
     if not argv:
         raise LabError("no command given: lab run [OPTIONS] -- CMD [ARGS...]")
-    image = resolve_kernel(kernel)
-    check_command(argv[0])
-    env = parse_env(env)
-    use, note = resolve_accel(accel)
-    if note:
-        if notes is None:
-            print(f"lab: {note}", file=sys.stderr, flush=True)
-        else:
-            notes.append(note)
-    if pin and use == "tcg" and tcg == "single":
-        raise LabError("--pin with single-threaded TCG: every vCPU is one "
-                       "host thread; use --tcg multi or KVM")
-    if gdb is not None and not 1 <= gdb <= 65535:
-        raise LabError(f"bad --gdb port {gdb}: want 1..65535")
-    if smp is not None:
-        if smp < 1 or smp > 64:
-            raise LabError(f"bad --smp {smp}: want 1..64")
-        sockets, cores, threads = 1, smp, 1
-    else:
-        sockets, cores, threads = parse_topology(topology)
-    if not re.fullmatch(r"\d+[MG]", mem):
-        raise LabError(f"bad --mem '{mem}': want a size such as 512M or 2G")
-    numa_args = []
-    if numa is not None:
-        sockets, numa_args = numa_layout(numa, cores, threads, mem)
-        cores //= numa
-    qemu = shutil.which("qemu-system-x86_64")
-    if not qemu:
-        raise LabError("qemu-system-x86_64 not found: run 'make deps'")
 
-    stdout = stdout or sys.stdout.buffer
-    stderr = stderr or sys.stderr.buffer
+
+def kernel_cmdline(spec, init, rundir, interactive=False):
+    """The guest kernel's command line; init: guest/init's binary."""
+    cmdline = " ".join([
+        # loglevel=5 shows KERN_WARNING and up (a WARN splat); panic_on_warn
+        # stops the run on the first WARN; the rest of the log is in dmesg.
+        "console=ttyS0", "loglevel=5", "panic=-1", "oops=panic", "panic_on_warn=1",
+        "root=/dev/root", "rootfstype=9p",
+        "rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose",
+        "ro", f"init={init}", f"labtop={TOP}", f"labrun={rundir}",
+        FAST_BOOT if spec.accel == "tcg" else "",
+        "labshell=1 quiet" if interactive else "",
+        "nokaslr" if spec.gdb is not None else "",
+        KERNEL_APPEND, spec.append])
+    return " ".join(cmdline.split())
+
+
+def qemu_command(spec, rundir, cmdline, out_fd, err_fd, interactive=False):
+    """QEMU's argv for spec's guest.  out_fd and err_fd: the write ends of
+    the pipes that get the command's stdout and stderr."""
+    console = os.path.join(rundir, "console.log")
+    ncpu = spec.sockets * spec.cores * spec.threads
+    qargs = [
+        spec.qemu, "-nodefaults", "-no-user-config", "-nographic", "-no-reboot",
+        *(["-accel", "kvm", "-cpu", "host"] if spec.accel == "kvm" else
+          ["-accel", f"tcg,thread={spec.tcg}", "-cpu", "max,topoext=on"]),
+        "-machine", "pc", "-bios", "qboot.rom", "-m", spec.mem,
+        "-smp", f"{ncpu},sockets={spec.sockets},cores={spec.cores},threads={spec.threads}",
+        *spec.numa_args,
+        "-kernel", spec.image, "-append", cmdline,
+        # The console: a log file; with `lab shell` also the terminal.
+        *(["-chardev", f"stdio,id=con,signal=off,logfile={console}",
+           "-serial", "chardev:con"] if interactive else
+          ["-serial", f"file:{console}"]),
+        "-fsdev", "local,id=root,path=/,security_model=none,multidevs=remap,readonly=on",
+        "-device", "virtio-9p-pci,fsdev=root,mount_tag=/dev/root",
+        "-fsdev", f"local,id=run,path={rundir},security_model=none",
+        "-device", "virtio-9p-pci,fsdev=run,mount_tag=labrun",
+        "-device", "virtio-serial-pci",
+        "-chardev", f"file,id=out,path=/dev/fd/{out_fd}",
+        "-device", "virtserialport,chardev=out,nr=1",
+        "-chardev", f"file,id=err,path=/dev/fd/{err_fd}",
+        "-device", "virtserialport,chardev=err,nr=2",
+    ]
+    if re.match(r"/(tmp|run|var)(/|$)", TOP):
+        # guest/init.c remounts the repository over the guest's tmpfs.
+        qargs += ["-fsdev", f"local,id=top,path={TOP},security_model=none,readonly=on",
+                  "-device", "virtio-9p-pci,fsdev=top,mount_tag=labtop"]
+    if spec.pin:
+        qargs += ["-qmp", f"unix:{os.path.join(rundir, 'qmp.sock')},server=on,wait=off"]
+    if spec.gdb is not None:
+        qargs += ["-gdb", f"tcp::{spec.gdb}"]
+    return qargs + list(spec.qemu_args)
+
+
+def make_rundir(argv, env):
+    """A new run directory with the command, its cwd and its environment
+    for guest/init.c."""
     os.makedirs(os.path.join(TOP, "build/runs"), exist_ok=True)
     rundir = tempfile.mkdtemp(prefix=time.strftime("%Y%m%d-%H%M%S-"),
                               dir=os.path.join(TOP, "build/runs"))
@@ -317,58 +415,15 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
         # NUL-separated VAR=VALUE, set by guest/init.c after its defaults.
         with open(os.path.join(rundir, "env"), "w") as f:
             f.write("".join(f"{k}={v}\0" for k, v in env))
-    console = os.path.join(rundir, "console.log")
+    return rundir
 
-    cmdline = " ".join([
-        # loglevel=5 shows KERN_WARNING and up (a WARN splat); panic_on_warn
-        # stops the run on the first WARN; the rest of the log is in dmesg.
-        "console=ttyS0", "loglevel=5", "panic=-1", "oops=panic", "panic_on_warn=1",
-        "root=/dev/root", "rootfstype=9p",
-        "rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose",
-        "ro", f"init={build_init()}", f"labtop={TOP}", f"labrun={rundir}",
-        FAST_BOOT if use == "tcg" else "",
-        "labshell=1 quiet" if interactive else "",
-        "nokaslr" if gdb is not None else "",
-        KERNEL_APPEND, append])
-    cmdline = " ".join(cmdline.split())
 
-    out_r, out_w = os.pipe()
-    err_r, err_w = os.pipe()
-    ncpu = sockets * cores * threads
-    qargs = [
-        qemu, "-nodefaults", "-no-user-config", "-nographic", "-no-reboot",
-        *(["-accel", "kvm", "-cpu", "host"] if use == "kvm" else
-          ["-accel", f"tcg,thread={tcg}", "-cpu", "max,topoext=on"]),
-        "-machine", "pc", "-bios", "qboot.rom", "-m", mem,
-        "-smp", f"{ncpu},sockets={sockets},cores={cores},threads={threads}",
-        *numa_args,
-        "-kernel", image, "-append", cmdline,
-        # The console: a log file; with `lab shell` also the terminal.
-        *(["-chardev", f"stdio,id=con,signal=off,logfile={console}",
-           "-serial", "chardev:con"] if interactive else
-          ["-serial", f"file:{console}"]),
-        "-fsdev", "local,id=root,path=/,security_model=none,multidevs=remap,readonly=on",
-        "-device", "virtio-9p-pci,fsdev=root,mount_tag=/dev/root",
-        "-fsdev", f"local,id=run,path={rundir},security_model=none",
-        "-device", "virtio-9p-pci,fsdev=run,mount_tag=labrun",
-        "-device", "virtio-serial-pci",
-        "-chardev", f"file,id=out,path=/dev/fd/{out_w}",
-        "-device", "virtserialport,chardev=out,nr=1",
-        "-chardev", f"file,id=err,path=/dev/fd/{err_w}",
-        "-device", "virtserialport,chardev=err,nr=2",
-    ]
-    if re.match(r"/(tmp|run|var)(/|$)", TOP):
-        # guest/init.c remounts the repository over the guest's tmpfs.
-        qargs += ["-fsdev", f"local,id=top,path={TOP},security_model=none,readonly=on",
-                  "-device", "virtio-9p-pci,fsdev=top,mount_tag=labtop"]
-    qmp = os.path.join(rundir, "qmp.sock")
-    if pin:
-        qargs += ["-qmp", f"unix:{qmp},server=on,wait=off"]
-    if gdb is not None:
-        qargs += ["-gdb", f"tcp::{gdb}"]
-    qargs += qemu_args or []
-    with open(os.path.join(rundir, "qemu.cmd"), "w") as f:
-        f.write(shlex.join(qargs) + "\n")
+def boot(spec, qargs, rundir, out, err, stdout, stderr, interactive=False):
+    """Run QEMU's argv qargs to the end: relay the pipes out and err
+    ((read fd, write fd)) to stdout and stderr, pin the vCPUs, stop the
+    guest soon after a splat or at spec.timeout.  (timed_out, pinned)."""
+    out_r, out_w = out
+    err_r, err_w = err
     qlog = open(os.path.join(rundir, "qemu.log"), "wb")
     proc = subprocess.Popen(qargs, stdin=None if interactive else subprocess.DEVNULL,
                             stdout=None if interactive else qlog,
@@ -376,10 +431,10 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     os.close(out_w)
     os.close(err_w)
     pinned = []
-    if pin:
+    if spec.pin:
         try:
-            plan = accel_mod.pin_plan(cores, threads, accel_mod.host_cpus_by_core())
-            pinned = accel_mod.pin_vcpus(qmp, plan)
+            plan = accel_mod.pin_plan(spec.cores, spec.threads, accel_mod.host_cpus_by_core())
+            pinned = accel_mod.pin_vcpus(os.path.join(rundir, "qmp.sock"), plan)
         except (accel_mod.AccelError, OSError) as e:
             proc.kill()
             proc.wait()
@@ -390,10 +445,10 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
               for a in ((out_r, stdout), (err_r, stderr))]
     for t in relays:
         t.start()
-    watch = _SplatWatch(console, proc)
+    watch = _SplatWatch(os.path.join(rundir, "console.log"), proc)
     watch.start()
     try:
-        proc.wait(timeout=timeout or None)
+        proc.wait(timeout=spec.timeout or None)
         timed_out = False
     except subprocess.TimeoutExpired:
         proc.kill()
@@ -407,8 +462,13 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     for t in relays:
         t.join(timeout=5)
     qlog.close()
+    return timed_out, pinned
 
+
+def collect(rundir, timed_out):
+    """The Result of a finished guest, from its run directory."""
     text = ""
+    console = os.path.join(rundir, "console.log")
     if os.path.exists(console):
         with open(console, errors="replace") as f:
             text = f.read()
@@ -424,17 +484,42 @@ def run(argv, kernel="lab", topology="10x2", smp=None, mem="2G",
     if splat:
         sev, name, index, _ = splat
         kind, status = ("panic", EXIT_PANIC) if sev == "crash" else ("warn", EXIT_WARN)
-        res = Result(status, kind, rundir, text, (name, splat_excerpt(text, index)))
-    elif timed_out:
-        res = Result(EXIT_TIMEOUT, "timeout", rundir, text)
-    elif os.path.exists(status_file):
+        return Result(status, kind, rundir, text, (name, splat_excerpt(text, index)))
+    if timed_out:
+        return Result(EXIT_TIMEOUT, "timeout", rundir, text)
+    if os.path.exists(status_file):
         with open(status_file) as f:
-            res = Result(int(f.read().strip() or EXIT_QEMU), "exit", rundir, text)
-    else:
-        with open(os.path.join(rundir, "qemu.log"), errors="replace") as f:
-            qtext = f.read()
-        res = Result(EXIT_QEMU, "qemu", rundir, text + qtext)
-    res.accel, res.pinned = use, pinned
+            return Result(int(f.read().strip() or EXIT_QEMU), "exit", rundir, text)
+    with open(os.path.join(rundir, "qemu.log"), errors="replace") as f:
+        qtext = f.read()
+    return Result(EXIT_QEMU, "qemu", rundir, text + qtext)
+
+
+def run(spec, argv, stdout=None, stderr=None, keep=False, interactive=False,
+        notes=None):
+    """Boot spec's guest, run argv in it and return a Result.
+
+    interactive: the command gets the terminal (the guest's serial console)
+    as stdin, stdout and stderr, as `lab shell` does.  keep: keep the run
+    directory when the command exits 0 too.  notes: a list that gets the
+    one-line notes for the user (TCG fallback), which are printed on stderr
+    when it is None."""
+    need_command(argv)
+    check_command(argv[0])
+    _tell(spec.accel_note, notes)
+    stdout = stdout or sys.stdout.buffer
+    stderr = stderr or sys.stderr.buffer
+    rundir = make_rundir(argv, spec.env)
+    cmdline = kernel_cmdline(spec, build_init(), rundir, interactive)
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    qargs = qemu_command(spec, rundir, cmdline, out_w, err_w, interactive)
+    with open(os.path.join(rundir, "qemu.cmd"), "w") as f:
+        f.write(shlex.join(qargs) + "\n")
+    timed_out, pinned = boot(spec, qargs, rundir, (out_r, out_w), (err_r, err_w),
+                             stdout, stderr, interactive)
+    res = collect(rundir, timed_out)
+    res.accel, res.pinned = spec.accel, pinned
     if res.kind == "exit" and res.status == 0 and not keep:
         shutil.rmtree(rundir, ignore_errors=True)
     return res

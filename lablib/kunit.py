@@ -9,6 +9,7 @@ that log (the built-in run's, one per module) is parsed with the tree's
 kunit_parser (lablib.ktap).
 """
 
+import dataclasses
 import io
 import os
 import re
@@ -53,18 +54,24 @@ def module_path(mod):
     return os.path.abspath(mod)
 
 
-def run(glob=None, modules=(), append="", **kw):
-    """Boot, run the suites matching glob (None: every built-in suite) and
-    the modules' suites: (guest Result, [ktap.Report], KTAP text)."""
+def check(glob=None, modules=()):
+    """The modules' paths, once glob and the modules are good."""
     if glob is not None and (not glob or re.search(r"\s", glob)):
         raise guest.LabError(f"bad KUnit glob '{glob}': want SUITE[.TEST], e.g. 'regmap*'")
-    mods = [module_path(m) for m in modules]
+    return [module_path(m) for m in modules]
+
+
+def run(spec, glob=None, modules=(), keep=False):
+    """Boot spec's guest, run the suites matching glob (None: every
+    built-in suite) and the modules' suites: (guest Result, [ktap.Report],
+    KTAP text)."""
+    mods = check(glob, modules)
     extra = APPEND + (f" kunit.filter_glob={glob}" if glob else "")
+    spec = dataclasses.replace(spec, append=f"{extra} {spec.append}".strip())
     script = ('for m; do busybox insmod "$m" || { echo "# insmod $m failed" >&2; exit 3; }; done; '
               'dmesg -t')
     out = io.BytesIO()
-    res = guest.run(["sh", "-c", script, "sh", *mods], append=f"{extra} {append}".strip(),
-                    stdout=out, **kw)
+    res = guest.run(spec, ["sh", "-c", script, "sh", *mods], stdout=out, keep=keep)
     log = out.getvalue().decode(errors="replace")
     docs = documents(log)
     return res, [ktap.parse(d) for d in docs], "".join(docs)

@@ -34,8 +34,8 @@ for kernel in ("stock", "lab"):
         print(f"ftracetest: the whole suite on the {kernel} kernel "
               "(single-threaded TCG, about 30 min)", flush=True)
         out = io.BytesIO()
-        res = guest.run(CMD, kernel=kernel, tcg="single", timeout=5400, stdout=out,
-                        stderr=io.BytesIO())
+        spec = guest.GuestSpec.make(kernel=kernel, tcg="single", timeout=5400)
+        res = guest.run(spec, CMD, stdout=out, stderr=io.BytesIO())
         text = out.getvalue().decode(errors="replace")
         if res.kind != "exit":
             sys.exit(f"ftracetest: the {kernel} guest failed ({res.kind}):\n"

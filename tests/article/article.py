@@ -38,7 +38,7 @@ def run(argv, **kw):
     out, err = io.BytesIO(), io.BytesIO()
     kw.setdefault("kernel", KERNEL)
     kw.setdefault("timeout", 300)
-    res = guest.run(argv, stdout=out, stderr=err, **kw)
+    res = guest.run(guest.GuestSpec.make(**kw), argv, stdout=out, stderr=err)
     out, err = out.getvalue().decode(errors="replace"), err.getvalue().decode(errors="replace")
     assert res.kind == "exit", \
         f"guest {res.kind} (exit {res.status}) in {res.rundir}:\n{err}{res.console_tail(15)}"
@@ -118,7 +118,8 @@ def test_perf_bench_numa_mem_on_two_nodes():
 
 # 4. regmap, through KUnit.
 def kunit_case(glob, modules, want):
-    res, reports, text = kunit.run(glob, modules, kernel=KERNEL, smp=2, timeout=300)
+    spec = guest.GuestSpec.make(kernel=KERNEL, smp=2, timeout=300)
+    res, reports, text = kunit.run(spec, glob, modules)
     counts = {s: sum(r.count(s) for r in reports) for s in ("pass", "fail", "skip")}
     fails = [f"{n}: {note}" for r in reports for s, n, note in r.results if s == "fail"]
     problems = [p for r in reports for p in r.problems()]

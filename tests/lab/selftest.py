@@ -18,11 +18,12 @@ KERNEL = os.environ.get("LAB_KERNEL", "lab")
 TOPOLOGY = os.path.join(TOP, "tests/lab/topology.sh")
 
 
-def run(argv, **kw):
+def run(argv, keep=False, **kw):
+    """guest.run() of argv in the guest of GuestSpec.make(**kw)."""
     out, err = io.BytesIO(), io.BytesIO()
     kw.setdefault("kernel", KERNEL)
     kw.setdefault("timeout", 120)
-    res = guest.run(argv, stdout=out, stderr=err, **kw)
+    res = guest.run(guest.GuestSpec.make(**kw), argv, stdout=out, stderr=err, keep=keep)
     return res, out.getvalue().decode(errors="replace"), err.getvalue().decode(errors="replace")
 
 
@@ -548,6 +549,37 @@ def test_numa_layout_and_bad_numa_requests():
             assert words in str(e), (kw, str(e))
         else:
             raise AssertionError(f"{kw} was accepted")
+
+
+def test_qemu_command_is_unchanged():
+    """GuestSpec.make() and qemu_command() build the command lines of
+    tests/lab/qemu-commands.json, which guest.run() built before it was
+    split into them: 10x2, --smp 2, --numa 2, --gdb, KVM with --pin, and
+    lab shell.  Host only: nothing boots."""
+    import dataclasses
+    import difflib
+    import json
+    with open(os.path.join(TOP, "tests/lab/qemu-commands.json")) as f:
+        cases = json.load(f)
+    rundir = "/srv/lab/build/runs/20260101-000000-abcd1234"
+    saved = guest.TOP
+    try:
+        for name, case in cases.items():
+            opts = dict(case["options"])
+            accel = opts.pop("accel", "tcg")
+            # Any file passes for the bzImage; KVM comes after make(),
+            # which would probe /dev/kvm.
+            spec = guest.GuestSpec.make(kernel=os.path.join(TOP, "lab"), accel="tcg", **opts)
+            spec = dataclasses.replace(spec, accel=accel, qemu="qemu-system-x86_64",
+                                       image="/srv/lab/build/linux/.out/arch/x86/boot/bzImage")
+            guest.TOP = case["top"]
+            cmdline = guest.kernel_cmdline(spec, "/srv/lab/build/guest-init", rundir,
+                                           case["interactive"])
+            argv = guest.qemu_command(spec, rundir, cmdline, 5, 7, case["interactive"])
+            assert argv == case["argv"], f"{name}:\n" + "\n".join(
+                difflib.unified_diff(case["argv"], argv, "recorded", "built", lineterm=""))
+    finally:
+        guest.TOP = saved
 
 
 def test_numa_guest_sees_two_nodes():
