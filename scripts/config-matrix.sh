@@ -41,6 +41,16 @@ smp-n|CONFIG_SMP=n
 preempt-rt|CONFIG_PREEMPT_RT=y CONFIG_EXPERT=y
 jump-label|CONFIG_JUMP_LABEL=y'
 
+# Linked at HEAD (see "Link" below): tinyconfig, LINK_BASE, then the lines.
+LINK_BASE="CONFIG_SMP=y CONFIG_SCHED_SMT=y CONFIG_SCHED_MC=y CONFIG_DEBUG_FS=y
+CONFIG_FTRACE=y CONFIG_FUNCTION_TRACER=y CONFIG_DYNAMIC_FTRACE=y
+CONFIG_IRQSOFF_TRACER=y CONFIG_SCHED_TRACER=y CONFIG_HWLAT_TRACER=y
+CONFIG_TRACER_SNAPSHOT=y CONFIG_TRACER_SNAPSHOT_PER_CPU_SWAP=y
+CONFIG_HIST_TRIGGERS=y CONFIG_SCHEDSTATS=y CONFIG_SCHED_DEBUG=y"
+LINK='link-snapshot-n|CONFIG_TRACER_SNAPSHOT=n CONFIG_TRACER_MAX_TRACE=n CONFIG_IRQSOFF_TRACER=n CONFIG_SCHED_TRACER=n CONFIG_HWLAT_TRACER=n
+link-smp-n|CONFIG_SMP=n
+link-ftrace-n|CONFIG_FTRACE=n'
+
 die() { echo "config-matrix: $*" >&2; exit 2; }
 git -C "$tree" rev-parse -q --verify base >/dev/null || die "no build/linux: run 'make tree'"
 # MATRIX_REV=COMMIT checks another series (of the same repository) than HEAD.
@@ -49,11 +59,19 @@ mkdir -p "$logs"
 [ -e "$wt/.git" ] || git -C "$tree" worktree add -q --detach "$wt" base || die "cannot add $wt"
 
 names=$(echo "$MATRIX" | cut -d'|' -f1)
+link_names=$(echo "$LINK" | cut -d'|' -f1)
 if [ $# -gt 0 ]; then
+	sel= lsel=
 	for n in "$@"; do
-		echo "$names" | grep -qx "$n" || die "unknown config '$n'; known: $(echo $names)"
+		if echo "$link_names" | grep -qx "$n"; then
+			lsel="$lsel $n"
+		elif echo "$names" | grep -qx "$n"; then
+			sel="$sel $n"
+		else
+			die "unknown config '$n'; known: $(echo $names $link_names)"
+		fi
 	done
-	names=$*
+	names=$sel link_names=$lsel
 fi
 
 export KBUILD_BUILD_TIMESTAMP=2013-02-20 KBUILD_BUILD_USER=lab KBUILD_BUILD_HOST=lab
@@ -106,7 +124,7 @@ report() {	# $1: number, $2: name, $3: why it failed (empty: passed), $4: note
 }
 
 echo "KTAP version 1"
-echo "1..$(( $(echo "$names" | wc -w) + 1 ))"
+echo "1..$(( $(echo $names $link_names | wc -w) + 1 ))"
 n=0 failed=0
 for name in $names; do
 	n=$((n + 1))
@@ -158,6 +176,45 @@ for name in $names; do
 		fi
 	fi
 	report $n "build $name" "${why:+$name: $why}" "$(( $(date +%s) - start ))s"
+done
+
+# Link: the builds above compile the series' directories but link
+# nothing, so a call that one config leaves undefined, or a header change
+# that breaks a user outside kernel/sched and kernel/trace, would pass.
+# Each LINK config links a whole vmlinux at HEAD: tinyconfig plus the
+# tracers, snapshots and scheduler options the series touches (not the
+# lab's drivers, which the series does not touch), then its own lines.
+for name in $link_names; do
+	n=$((n + 1))
+	opts=$(echo "$LINK" | grep "^$name|" | cut -d'|' -f2)
+	out=$logs/$name
+	mkdir -p "$out"
+	start=$(date +%s)
+	why=
+	frag=$out/link.config
+	for o in $LINK_BASE $opts; do
+		case "$o" in
+		*=n) echo "# ${o%=n} is not set" ;;
+		*) echo "$o" ;;
+		esac
+	done > "$frag"
+	if ! git -C "$wt" checkout -q --detach "$head" || ! kmake -s tinyconfig >/dev/null 2>&1 ||
+	   ! "$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag" >/dev/null 2>&1 ||
+	   ! kmake -s olddefconfig >/dev/null 2>&1; then
+		why="$name: Kconfig failed"
+	else
+		for o in $opts; do
+			case "$o" in
+			*=n) ! grep -q "^${o%=n}=" "$out/.config" ;;
+			*) grep -qx "$o" "$out/.config" ;;
+			esac || why="$name: Kconfig did not take $o"
+		done
+		if [ -z "$why" ] && ! kmake -j"$jobs" vmlinux > "$out/link.log" 2>&1; then
+			grep -E 'error|undefined' "$out/link.log" | head -5 | sed 's/^/# /'
+			why="$name: HEAD does not link (build/matrix/$name/link.log)"
+		fi
+	fi
+	report $n "link $name" "$why" "$(( $(date +%s) - start ))s"
 done
 
 # W=1 on the lines the series adds, lab config, at HEAD.
