@@ -1007,23 +1007,39 @@ static int fault_setup(void)
 
 /*
  * Writes @val to @path, with the @nth allocation of this thread from
- * the write on made to fail (fault injection); returns 0 or the errno.
+ * the write on made to fail (fault injection). Returns 0 or the errno;
+ * *@injected says whether the write got as far as the @nth allocation.
  */
-static int wr_failing(const char *path, const char *val, int nth)
+static int wr_failing(const char *path, const char *val, int nth,
+		      int *injected)
 {
 	int fd = open(path, O_WRONLY | O_TRUNC);
+	int nfd = open("/proc/thread-self/fail-nth", O_RDWR);
+	char n[16] = "";
 	int err = 0;
-	char n[16];
 
-	if (fd < 0)
-		return errno;
-	snprintf(n, sizeof(n), "%d", nth);
-	if (wr("/proc/thread-self/fail-nth", n))
-		err = -1;
-	else if (write(fd, val, strlen(val)) < 0)
+	*injected = 0;
+	if (fd < 0 || nfd < 0) {
 		err = errno;
-	wr("/proc/thread-self/fail-nth", "0");
-	close(fd);
+		goto out;
+	}
+	snprintf(n, sizeof(n), "%d", nth);
+	if (pwrite(nfd, n, strlen(n), 0) < 0) {
+		err = errno;
+		goto out;
+	}
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	/* fail-nth reads 0 once the failure was injected */
+	memset(n, 0, sizeof(n));
+	if (pread(nfd, n, sizeof(n) - 1, 0) > 0)
+		*injected = atoi(n) == 0;
+	pwrite(nfd, "0", 1, 0);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (nfd >= 0)
+		close(nfd);
 	return err;
 }
 
@@ -1042,36 +1058,71 @@ static void sizes(struct sizes *s)
 	snprintf(s->total, sizeof(s->total), "%.31s", buf);
 }
 
+static int same(const struct sizes *a, const struct sizes *b)
+{
+	return !strcmp(a->size, b->size) && !strcmp(a->subbuf, b->subbuf) &&
+	       !strcmp(a->total, b->total);
+}
+
 /*
- * Fails each allocation of a change in turn, the 1st, the 2nd, ...,
- * until the change succeeds. Every failure must be ENOMEM and leave
- * every buffer of the history as it was, tracing on; the debug kernel
- * also fails the run on the WARN of a failed roll-back. Returns the
- * number of failures.
+ * Fails each allocation of a change from @was to @val in turn, the 1st,
+ * the 2nd, ..., until the change makes no N-th allocation. A failed
+ * change must be ENOMEM and leave every buffer of the history as it was,
+ * tracing on (the debug kernel also fails the run on the WARN of a
+ * failed roll-back); a change that absorbed the failure must be whole,
+ * and is undone for the next round. Returns the number of ENOMEMs.
  */
 static int sweep(struct __test_metadata *_metadata, const char *file,
-		 const char *val)
+		 const char *was, const char *val)
 {
-	struct sizes was, now;
-	int nth, err;
+	struct sizes old, now, done = { "" };
+	int nth, err, injected, enomem = 0;
 
-	sizes(&was);
-	for (nth = 1; nth < 5000; nth++) {
-		err = wr_failing(file, val, nth);
-		if (!err)
-			return nth - 1;
-		if (err != ENOMEM) {
+	sizes(&old);
+	for (nth = 1; nth < 20000; nth++) {
+		err = wr_failing(file, val, nth, &injected);
+		if (!injected) {
+			sizes(&now);
+			if (err || (done.size[0] && !same(&done, &now))) {
+				TH_LOG("%s: without a failure: %s, %s/%s/%s KB",
+				       file, strerror(err), now.size, now.subbuf,
+				       now.total);
+				return -1;
+			}
+			return enomem;
+		}
+		sizes(&now);
+		if (!err) {
+			/* The failure was absorbed: the whole change is done */
+			if (!done.size[0])
+				done = now;
+			if (!same(&done, &now) || same(&old, &now)) {
+				TH_LOG("%s: allocation %d absorbed, left %s/%s/%s KB",
+				       file, nth, now.size, now.subbuf, now.total);
+				return -1;
+			}
+			if (wr(file, was)) {
+				TH_LOG("%s: cannot undo to %s", file, was);
+				return -1;
+			}
+			sizes(&now);
+			if (!same(&old, &now)) {
+				TH_LOG("%s: undone to %s/%s/%s KB, not %s/%s/%s",
+				       file, now.size, now.subbuf, now.total,
+				       old.size, old.subbuf, old.total);
+				return -1;
+			}
+		} else if (err != ENOMEM) {
 			TH_LOG("%s: allocation %d failed: %s, not ENOMEM",
 			       file, nth, strerror(err));
 			return -1;
-		}
-		sizes(&now);
-		if (strcmp(was.size, now.size) || strcmp(was.subbuf, now.subbuf) ||
-		    strcmp(was.total, now.total)) {
+		} else if (!same(&old, &now)) {
 			TH_LOG("%s: allocation %d failed and left %s/%s/%s KB, not %s/%s/%s",
 			       file, nth, now.size, now.subbuf, now.total,
-			       was.size, was.subbuf, was.total);
+			       old.size, old.subbuf, old.total);
 			return -1;
+		} else {
+			enomem++;
 		}
 		if (!has(T "tracing_on", "1")) {
 			TH_LOG("%s: allocation %d failed and turned tracing off",
@@ -1079,7 +1130,7 @@ static int sweep(struct __test_metadata *_metadata, const char *file,
 			return -1;
 		}
 	}
-	TH_LOG("%s: still failing after %d allocations", file, nth);
+	TH_LOG("%s: still allocating after %d failures", file, nth);
 	return -1;
 }
 
@@ -1096,18 +1147,20 @@ TEST_F_TIMEOUT(snap, a_failed_allocation_anywhere_leaves_every_buffer_as_it_was,
 	ASSERT_EQ(0, snap("F2"));
 	ASSERT_EQ(0, snap("F3"));
 
-	failures = sweep(_metadata, T "buffer_size_kb", "128");
+	failures = sweep(_metadata, T "buffer_size_kb", "64", "128");
 	ASSERT_LT(0, failures);
 	TH_LOG("buffer_size_kb: %d allocations failed in turn", failures);
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "128"));
 	/* A resize keeps what the buffers hold */
 	EXPECT_STREQ("F3", tags(T "snapshot", "F"));
 	EXPECT_STREQ("F2", tags(T "snapshots/1", "F"));
 	EXPECT_STREQ("F1", tags(T "snapshots/2", "F"));
 	ASSERT_TRUE(has(T "buffer_size_kb", "128"));
 
-	failures = sweep(_metadata, T "buffer_subbuf_size_kb", "8");
+	failures = sweep(_metadata, T "buffer_subbuf_size_kb", "4", "8");
 	ASSERT_LT(0, failures);
 	TH_LOG("buffer_subbuf_size_kb: %d allocations failed in turn", failures);
+	ASSERT_EQ(0, wr(T "buffer_subbuf_size_kb", "8"));
 	ASSERT_TRUE(has(T "buffer_subbuf_size_kb", "8"));
 
 	/* And the history works on */
