@@ -91,10 +91,10 @@ targets=$( { echo kernel/sched/; echo kernel/trace/
 	git -C "$tree" diff --name-only base "$head" | grep -E '^(kernel|mm|fs|net|drivers|lib|arch)/.*\.c$' |
 		sed 's|/[^/]*$|/|'; } | sort -u)
 
-configure() {	# $1: options
+configure() {	# $1: options, $2: the fragment they go on (default: the lab's)
 	kmake -s tinyconfig >/dev/null 2>&1 || return 1
 	frag=$out/matrix.config
-	cp "$top/config/lab.config" "$frag"
+	cp "${2:-$top/config/lab.config}" "$frag"
 	for o in $1; do
 		case "$o" in
 		*=n) echo "# ${o%=n} is not set" ;;
@@ -198,28 +198,14 @@ for name in $link_names; do
 	mkdir -p "$out"
 	start=$(date +%s)
 	why=
-	frag=$out/link.config
-	for o in $LINK_BASE $opts; do
-		case "$o" in
-		*=n) echo "# ${o%=n} is not set" ;;
-		*) echo "$o" ;;
-		esac
-	done > "$frag"
-	if ! git -C "$wt" checkout -q --detach "$head" || ! kmake -s tinyconfig >/dev/null 2>&1 ||
-	   ! "$wt/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" "$frag" >/dev/null 2>&1 ||
-	   ! kmake -s olddefconfig >/dev/null 2>&1; then
-		why="$name: Kconfig failed"
-	else
-		for o in $opts; do
-			case "$o" in
-			*=n) ! grep -q "^${o%=n}=" "$out/.config" ;;
-			*) grep -qx "$o" "$out/.config" ;;
-			esac || why="$name: Kconfig did not take $o"
-		done
-		if [ -z "$why" ] && ! kmake -j"$jobs" vmlinux > "$out/link.log" 2>&1; then
-			grep -E 'error|undefined' "$out/link.log" | head -5 | sed 's/^/# /'
-			why="$name: HEAD does not link (build/matrix/$name/link.log)"
-		fi
+	echo "$LINK_BASE" | tr ' ' '\n' > "$out/link.config"
+	if ! git -C "$wt" checkout -q --detach "$head"; then
+		why="$name: cannot check out HEAD"
+	elif ! msg=$(configure "$opts" "$out/link.config"); then
+		why="$name: config: ${msg:-Kconfig failed}"
+	elif ! kmake -j"$jobs" vmlinux > "$out/link.log" 2>&1; then
+		grep -E 'error|undefined' "$out/link.log" | head -5 | sed 's/^/# /'
+		why="$name: HEAD does not link (build/matrix/$name/link.log)"
 	fi
 	report $n "link $name" "$why" "$(( $(date +%s) - start ))s"
 done
