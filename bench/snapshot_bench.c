@@ -17,6 +17,19 @@
  *	only: it reads the "# snapshot: #N" header), writes N lines to
  *	trace_marker as fast as it can: each is a trigger hit. Prints
  *	"burst_per_s <hits a second> taken <snapshots> of <hits>".
+ *
+ *   snapshot_bench irqsoff SIZE_KB DEPTH N file|trigger
+ *	At DEPTH (2 or more: lab kernel only), with the irqsoff tracer
+ *	current on CPU 1 alone, takes N snapshots from CPU 1, through the
+ *	"snapshot" file or a "snapshot" trigger on ftrace:print, each after
+ *	a reset of tracing_max_latency. Prints "irqsoff_us <maximum>" for
+ *	each whose maximum section started in the snapshot code, and
+ *	"irqsoff_other <started at>" for the others.
+ *
+ *   snapshot_bench graph SIZE_KB N
+ *	At depth 1 (stock too), times N writes of "1" to "snapshot" with
+ *	the function_graph tracer on update_max_tr(), depth 1 of the
+ *	graph. Prints "graph_us <duration>" for each.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -183,15 +196,158 @@ static int burst(int depth, long n)
 	return 0;
 }
 
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(1);
+	}
+}
+
+static char cpumask0[64];
+
+/* Reads @path into @buf, of @len; returns @buf */
+static char *rd_into(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+static void setup(long size_kb, int depth)
+{
+	char val[32];
+
+	rd_into(T "tracing_cpumask", cpumask0, sizeof(cpumask0));
+
+	wr(T "current_tracer", "nop");
+	wr(T "snapshot", "0");
+	snprintf(val, sizeof(val), "%ld", size_kb);
+	wr(T "buffer_size_kb", val);
+	if (depth != 1) {
+		snprintf(val, sizeof(val), "%d", depth);
+		wr(T "snapshot_depth", val);
+	}
+	wr(T "snapshot", "1");
+}
+
+static void teardown(int depth)
+{
+	wr(T "current_tracer", "nop");
+	wr(T "snapshot", "0");
+	if (depth != 1)
+		wr(T "snapshot_depth", "1");
+	wr(T "tracing_cpumask", cpumask0);
+}
+
+static int irqsoff(long size_kb, int depth, int n, const char *how)
+{
+	static char head[1 << 14];
+	int fd, i, trigger = !strcmp(how, "trigger");
+	char *p, at[128];
+	long us;
+
+	setup(size_kb, depth);
+	/* The irqsoff tracer times CPU 1 only, and the sections alone */
+	wr(T "tracing_cpumask", "2");
+	wr(T "current_tracer", "irqsoff");
+	wr(T "options/function-trace", "0");
+	pin(1);
+	if (trigger)
+		wr(T "events/ftrace/print/trigger", "snapshot");
+	fd = open(trigger ? T "trace_marker" : T "snapshot", O_WRONLY);
+	if (fd < 0) {
+		perror(how);
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		wr(T "tracing_max_latency", "0");
+		if (write(fd, "1\n", 2) != 2) {
+			perror(how);
+			return 1;
+		}
+		/* Opening "trace" stops tracing (pause-on-trace): no new maximum */
+		rd_into(T "trace", head, sizeof(head));
+		us = atol(rd_into(T "tracing_max_latency", at, sizeof(at)));
+		p = strstr(head, "=> started at: ");
+		if (!p || sscanf(p, "=> started at: %127s", at) != 1)
+			snprintf(at, sizeof(at), "(none)");
+		if (strstr(at, "snapshot") || strstr(at, "max_tr"))
+			printf("irqsoff_us %ld\n", us);
+		else
+			printf("irqsoff_other %s %ld\n", at, us);
+	}
+	close(fd);
+	if (trigger)
+		wr(T "events/ftrace/print/trigger", "!snapshot");
+	wr(T "options/function-trace", "1");
+	teardown(depth);
+	return 0;
+}
+
+static int graph(long size_kb, int n)
+{
+	static char out[1 << 16];
+	int fd, i;
+	double us;
+	char *p;
+
+	setup(size_kb, 1);
+	wr(T "set_graph_function", "update_max_tr");
+	wr(T "max_graph_depth", "1");
+	wr(T "current_tracer", "function_graph");
+	fd = open(T "snapshot", O_WRONLY);
+	if (fd < 0) {
+		perror("snapshot");
+		return 1;
+	}
+	for (i = 0; i < n; i++) {
+		/* Both buffers empty: the live one then holds only the return */
+		wr(T "trace", "");
+		wr(T "snapshot", "2");
+		usleep(20 * 1000);
+		if (write(fd, "1\n", 2) != 2) {
+			perror("snapshot");
+			return 1;
+		}
+		/* " 1) + 12.345 us   |  }": the duration follows the CPU's ")" */
+		p = strstr(rd_into(T "trace", out, sizeof(out)), "|  }");
+		while (p && p > out && p[-1] != '\n')
+			p--;
+		if (p && (p = strchr(p, ')')) && sscanf(p, ")%*[^0-9]%lf", &us) == 1)
+			printf("graph_us %.3f\n", us);
+		else
+			printf("graph_none\n");
+	}
+	close(fd);
+	wr(T "current_tracer", "nop");
+	wr(T "max_graph_depth", "0");
+	wr(T "set_graph_function", "");
+	teardown(1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 6 && !strcmp(argv[1], "irqsoff"))
+		return irqsoff(atol(argv[2]), atoi(argv[3]), atoi(argv[4]), argv[5]);
+	if (argc == 4 && !strcmp(argv[1], "graph"))
+		return graph(atol(argv[2]), atoi(argv[3]));
 	if (argc == 4 && !strcmp(argv[1], "burst"))
 		return burst(atoi(argv[2]), atol(argv[3]));
 	if (argc == 5 && !strcmp(argv[1], "take"))
 		return take(atol(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc == 3 && !strcmp(argv[1], "marker"))
 		return marker_rate(atol(argv[2]));
-	fprintf(stderr, "usage: %s take SIZE_KB DEPTH N | marker N | burst DEPTH N\n",
-		argv[0]);
+	fprintf(stderr, "usage: %s take SIZE_KB DEPTH N | marker N | burst DEPTH N |\n"
+		"\tirqsoff SIZE_KB DEPTH N file|trigger | graph SIZE_KB N\n", argv[0]);
 	return 2;
 }

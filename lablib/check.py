@@ -70,6 +70,12 @@ SUITES = {
     "lifetime-debug": ("the same on the debug kernel: KASAN sees any use after free",
                        [LAB, "run", "--tcg", "single", "--smp", "2", "--timeout", "900",
                         "--kernel", "debug", "--", "build/selftests/snapshot_lifetime"]),
+    "latency": ("snapshots next to a latency tracer: EBUSY at depth 1, both at once above",
+                [LAB, "run", "--tcg", "single", "--kernel", "{kernel}", "--",
+                 "build/selftests/snapshot_latency"]),
+    "latency-debug": ("the same on the debug kernel (KASAN, lockdep), 2 CPUs",
+                      [LAB, "run", "--tcg", "single", "--smp", "2", "--timeout", "900",
+                       "--kernel", "debug", "--", "build/selftests/snapshot_latency"]),
     "recorder": ("tools/snapshot-recorder saves each snapshot, woken by poll()",
                  [LAB, "run", "--tcg", "single", "--kernel", "{kernel}", "--",
                   "tests/snapshot/recorder.sh"]),
@@ -113,14 +119,14 @@ NOT_BY_DEFAULT = {}
 # every suite, adding the debug and stock kernels, the stress, the config
 # matrix, ftracetest, the other topologies and the drivers.
 QUICK = ["lab", "series", "cow", "sched", "badinput", "snapshot", "history", "lifetime",
-         "recorder", "trace-cmd", "badinput-snapshot", "article", "demo"]
+         "latency", "recorder", "trace-cmd", "badinput-snapshot", "article", "demo"]
 
 # The kernels a suite needs built, when not just the one under test
 # ({kernel}, the lab kernel unless --kernel says otherwise).
 KERNELS = {
     "series": [], "matrix": [],
     "lab-debug": ["debug"], "history-debug": ["debug"],
-    "lifetime-debug": ["debug"], "stress": ["debug"],
+    "lifetime-debug": ["debug"], "stress": ["debug"], "latency-debug": ["debug"],
     "article-drivers": [],
     "demo-stock": ["{kernel}", "stock"], "cow-stock": ["stock"],
 }
@@ -176,6 +182,7 @@ KIND = {
     "cow": "harness", "cow-stock": "harness",
     "history": "harness", "history-debug": "harness",
     "lifetime": "harness", "lifetime-debug": "harness",
+    "latency": "harness", "latency-debug": "harness",
     "badinput": "harness", "badinput-snapshot": "harness",
     "ftracetest": "ftracetest",
 }
@@ -186,6 +193,7 @@ FTRACETEST_CASES = [
     "trigger/trigger-trace-marker-snapshot",
     "trigger/inter-event/trigger-snapshot-action-hist",
     "00basic/snapshot_history", "trigger/trigger-snapshot-burst",
+    "00basic/snapshot_latency",
 ]
 
 

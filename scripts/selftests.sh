@@ -30,6 +30,10 @@ if [ ! -x "$out/snapshot_lifetime" ] || [ "$top/tests/snapshot/lifetime.c" -nt "
 	echo "selftests: building snapshot_lifetime"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_lifetime" "$top/tests/snapshot/lifetime.c"
 fi
+if [ ! -x "$out/snapshot_latency" ] || [ "$top/tests/snapshot/latency.c" -nt "$out/snapshot_latency" ]; then
+	echo "selftests: building snapshot_latency"
+	gcc -O2 -Wall -I"$src" -o "$out/snapshot_latency" "$top/tests/snapshot/latency.c"
+fi
 if [ ! -x "$out/badinput_sched" ] || [ "$top/tests/badinput/sched.c" -nt "$out/badinput_sched" ]; then
 	echo "selftests: building badinput_sched"
 	gcc -O2 -Wall -I"$src" -o "$out/badinput_sched" "$top/tests/badinput/sched.c" -lpthread

@@ -7,7 +7,8 @@ cd "$(dirname "$0")/../../build/linux/tools/testing/selftests/ftrace" || exit 1
 [ $# -gt 0 ] || set -- 00basic/snapshot 00basic/snapshot1 trigger/trigger-snapshot \
 	trigger/trigger-trace-marker-snapshot \
 	trigger/inter-event/trigger-snapshot-action-hist \
-	00basic/snapshot_history trigger/trigger-snapshot-burst
+	00basic/snapshot_history trigger/trigger-snapshot-burst \
+	00basic/snapshot_latency
 cases=
 for c in "$@"; do
 	[ -f "test.d/$c.tc" ] || { echo "ftracetest.sh: no case test.d/$c.tc" >&2; exit 2; }

@@ -301,16 +301,6 @@ TEST_F(snap, bad_depth_is_einval_and_changes_nothing)
 	ASSERT_TRUE(exists(T "snapshots/31"));
 }
 
-TEST_F(snap, depth_change_is_ebusy_under_a_latency_tracer)
-{
-	if (!has(T "available_tracers", "irqsoff"))
-		SKIP(return, "no irqsoff tracer");
-	ASSERT_EQ(0, wr(T "current_tracer", "irqsoff"));
-	ASSERT_EQ(EBUSY, wr(T "snapshot_depth", "3"));
-	ASSERT_EQ(1, depth());
-	ASSERT_FALSE(exists(T "snapshots/1"));
-}
-
 TEST_F(snap, depth_k_keeps_k_distinct_snapshots_in_order)
 {
 	ASSERT_EQ(0, wr(T "snapshot_depth", "4"));
@@ -1219,15 +1209,6 @@ TEST_F(snap, depth_change_is_ebusy_while_a_snapshot_file_is_open)
 	EXPECT_EQ(3, depth());
 	close(fd);
 	EXPECT_EQ(0, wr(T "snapshot_depth", "2"));
-}
-
-TEST_F(snap, a_latency_tracer_is_ebusy_at_depth_above_1)
-{
-	if (!has(T "available_tracers", "irqsoff"))
-		SKIP(return, "no irqsoff tracer");
-	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
-	EXPECT_EQ(EBUSY, wr(T "current_tracer", "irqsoff"));
-	EXPECT_TRUE(has(T "current_tracer", "nop"));
 }
 
 TEST_F(snap, poll_counts_only_reads_from_offset_0)

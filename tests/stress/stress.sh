@@ -79,7 +79,8 @@ errno_of() {
 # function of kernel/trace/ that returns the errno in the stock kernel.
 allowed() {
 	case $1:$2 in
-	# The doc ("Snapshot"): EBUSY while a latency tracer is current;
+	# The doc ("Snapshot"): EBUSY while a latency tracer is current at
+	# depth 1, and "echo 0" while one is current at any depth;
 	# "else" values are EINVAL while no snapshot is allocated (switching
 	# away from a latency tracer frees it).  Stock tracing_snapshot_write():
 	# EBUSY too while the hist trigger's .snapshot() holds the conditional
@@ -91,19 +92,21 @@ allowed() {
 		1) echo EBUSY ENOMEM ;;
 		*) echo EBUSY EINVAL ;;
 		esac ;;
-	# The doc ("Snapshot history"): EBUSY while a latency tracer is current
-	# and while snapshot or snapshots/N is open (readers, pollers); a
-	# higher depth allocates buffers (ENOMEM).
+	# The doc ("Snapshot history"): EBUSY while snapshot or snapshots/N
+	# is open (readers, pollers); a higher depth allocates buffers, and a
+	# latency tracer's own one above depth 1 (ENOMEM).  The depth changes
+	# while the tracers loop selects latency tracers.
 	write:*/snapshot_depth) echo EBUSY ENOMEM ;;
 	# Stock ring_buffer_resize(): EBUSY while a reader iterates a buffer
 	# (trace, snapshot, snapshots/N); the new pages are ENOMEM.
 	write:*/buffer_size_kb) echo EBUSY ENOMEM ;;
 	write:*/tracing_cpumask) echo ENOMEM ;;
-	# The doc: EBUSY for a latency tracer at a depth above 1.  Stock
-	# tracing_set_tracer(): EBUSY for any tracer while snapshot_raw is
-	# open (tr->trace_ref: readers), and for a latency tracer while the
-	# hist .snapshot() holds the conditional snapshot; a latency tracer
-	# allocates the snapshot (ENOMEM).
+	# Stock tracing_set_tracer(): EBUSY for any tracer while snapshot_raw
+	# is open (tr->trace_ref: readers), and at depth 1 for a latency
+	# tracer while the hist .snapshot() holds the conditional snapshot; a
+	# latency tracer allocates the snapshot, and above depth 1 a buffer
+	# of its own (ENOMEM).  Above depth 1, latency tracers run while the
+	# triggers loop takes snapshots.
 	write:*/current_tracer) echo EBUSY ENOMEM ;;
 	# Written with O_TRUNC, which removes the file's triggers first: a
 	# removal ("!...") finds nothing to do and succeeds.  Adding a
@@ -111,7 +114,7 @@ allowed() {
 	# allocates it as "echo 1 > snapshot" does: EBUSY while a reader
 	# iterates the unallocated snapshot, ENOMEM; the hist .snapshot()
 	# action takes the conditional snapshot, EBUSY under a latency tracer
-	# too (tracing_snapshot_cond_enable()).
+	# at depth 1 too (tracing_snapshot_cond_enable()).
 	write:*/trigger)
 		case $3 in
 		'!'*) ;;
@@ -135,11 +138,12 @@ allowed() {
 	# and an online allocates every ring buffer's pages for the CPU
 	# (trace_rb_cpu_prepare(): ENOMEM).
 	write:/sys/devices/system/cpu/*/online) echo EBUSY ENOMEM ;;
-	# The doc: reading snapshot is EBUSY under a latency tracer, and
+	# The doc: reading snapshot is EBUSY under a latency tracer at depth 1,
+	# and
 	# snapshots/ holds only the files 1 to depth-1 (ENOENT); a file that a
 	# lower depth removes while it is being opened is ENODEV (the series'
 	# tracing_snapshot_hist_open()).  Stock snapshot_raw: EBUSY under a
-	# latency tracer.
+	# latency tracer (at depth 1 only, with the series).
 	read:*/snapshot | read:*/snapshot_raw) echo EBUSY ;;
 	read:*/snapshots/*) echo EBUSY ENOENT ENODEV ;;
 	# The doc ("Instances"): rmdir is EBUSY while the instance is in use;
