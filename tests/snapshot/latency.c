@@ -62,10 +62,10 @@ static const char *at(const char *dir, const char *file)
 	return path[i];
 }
 
-/* Writes @val to @path; returns 0 or the errno. */
-static int put(const char *path, const char *val)
+/* Writes @val to @path opened with @flags; returns 0 or the errno. */
+static int put_flags(const char *path, const char *val, int flags)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC);
+	int fd = open(path, O_WRONLY | flags);
 	int err = 0;
 
 	if (fd < 0)
@@ -75,6 +75,20 @@ static int put(const char *path, const char *val)
 	close(fd);
 	return err;
 }
+
+static int put(const char *path, const char *val)
+{
+	return put_flags(path, val, O_TRUNC);
+}
+
+/* Without O_TRUNC, which removes a trigger file's triggers */
+static int append(const char *path, const char *val)
+{
+	return put_flags(path, val, O_APPEND);
+}
+
+/* The removal of the hist trigger a case set, for reset() if it fails */
+static char untrig[168];
 
 /*
  * Reads @path into @out; returns 0, the errno of open() or read(), or
@@ -128,6 +142,13 @@ static int events(const char *path, char *out)
 	}
 	*to = '\0';
 	return err;
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
 }
 
 static int holds(const char *path, const char *needle)
@@ -227,6 +248,10 @@ static long new_maximum(const char *dir)
 static void reset(const char *dir)
 {
 	put(at(dir, "events/ftrace/print/trigger"), "!snapshot");
+	if (untrig[0]) {
+		append(at(dir, "events/sched/sched_process_fork/trigger"), untrig);
+		untrig[0] = '\0';
+	}
 	put(at(dir, "current_tracer"), "nop");
 	put(at(dir, "snapshot"), "0");
 	put(at(dir, "snapshot_depth"), "1");
@@ -463,6 +488,80 @@ TEST_F(lat, leaving_the_latency_tracer_keeps_the_snapshots)
 	EXPECT_STREQ("L1", tags(at(dir, "snapshots/2"), "L"));
 	ASSERT_EQ(0, snap(dir, "L4"));
 	EXPECT_STREQ("L4", tags(at(dir, "snapshot"), "L"));
+}
+
+/*
+ * preemptoff times every section with preemption off, and a snapshot's
+ * own end of one may be a new maximum: it must not come while the
+ * snapshot holds max_lock (irq_work_queue() under it hung the CPU).
+ */
+TEST_F(lat, a_snapshot_is_a_preemptoff_maximum_without_deadlock)
+{
+	const char *dir = self->dir;
+	int i;
+
+	if (!holds(at(dir, "available_tracers"), "preemptoff"))
+		SKIP(return, "no preemptoff tracer here");
+	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "2"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "preemptoff"));
+	/* From 0, any section is a maximum: the snapshot's own too */
+	put(T "tracing_thresh", "0");
+	for (i = 0; i < 50; i++) {
+		put(at(dir, "tracing_max_latency"), "0");
+		ASSERT_EQ(0, put(at(dir, "snapshot"), "1"));
+	}
+	EXPECT_LT(0, number(at(dir, "tracing_max_latency")));
+}
+
+/* At depth 1 a latency tracer and a hist .snapshot() exclude each other */
+TEST_F(lat, depth_1_is_ebusy_under_a_latency_tracer_and_a_hist_snapshot)
+{
+	const char *dir = self->dir;
+	char trig[160], file[256];
+
+	if (!exists(at(dir, "events/sched/sched_process_fork/hist")))
+		SKIP(return, "no hist triggers (CONFIG_HIST_TRIGGERS=n)");
+	/* at() reuses its buffers */
+	snprintf(file, sizeof(file), "%s", at(dir, "events/sched/sched_process_fork/trigger"));
+	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "2"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "irqsoff"));
+	snprintf(trig, sizeof(trig),
+		 "hist:keys=parent_pid:c=child_pid:onchange($c).snapshot() if parent_pid == %d",
+		 getpid());
+	snprintf(untrig, sizeof(untrig), "!%s", trig);
+	ASSERT_EQ(0, append(file, trig))
+		TH_LOG("a hist .snapshot() is refused next to a latency tracer");
+	EXPECT_EQ(EBUSY, put(at(dir, "snapshot_depth"), "1"));
+	EXPECT_EQ(2, number(at(dir, "snapshot_depth")));
+	ASSERT_EQ(0, append(file, untrig));
+	untrig[0] = '\0';
+	EXPECT_EQ(0, put(at(dir, "snapshot_depth"), "1"));
+}
+
+/*
+ * Unsetting the latency tracer frees the snapshot buffers that selecting
+ * it allocated, if no snapshot was taken meanwhile, as at depth 1.
+ */
+TEST_F(lat, unsetting_the_tracer_frees_what_selecting_it_allocated)
+{
+	const char *dir = self->dir;
+	long live;
+
+	/* Expanded first: the live buffer's size is what the total compares */
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "irqsoff"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "nop"));
+	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "3"));
+	live = number(at(dir, "buffer_total_size_kb"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "irqsoff"));
+	EXPECT_LT(live, number(at(dir, "buffer_total_size_kb")));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "nop"));
+	EXPECT_EQ(live, number(at(dir, "buffer_total_size_kb")));
+	/* The same when the depth rose under the tracer */
+	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "1"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "irqsoff"));
+	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "3"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "nop"));
+	EXPECT_EQ(live, number(at(dir, "buffer_total_size_kb")));
 }
 
 /*
