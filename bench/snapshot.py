@@ -19,44 +19,18 @@ The guest has 2 CPUs and 3 GB: 64 MB per CPU at depth 8 is nine buffers
 Usage: bench/snapshot.py [TAKES] [MARKER_RUNS_PER_BOOT] [MARKERS]
 """
 
-import io
 import json
 import os
 import re
-import statistics
-import subprocess
 import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOP)
-
-from lablib import guest  # noqa: E402
+from benchlib import OUT_DIR as out_dir, TOP, boot, build_helper, stats
 
 takes = int(sys.argv[1]) if len(sys.argv) > 1 else 15
 mruns = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 markers = int(sys.argv[3]) if len(sys.argv) > 3 else 100000
-out_dir = os.path.join(TOP, "build/bench")
-os.makedirs(out_dir, exist_ok=True)
-binary = os.path.join(out_dir, "snapshot_bench")
-subprocess.run(["gcc", "-O2", "-Wall", "-o", binary,
-                os.path.join(TOP, "bench/snapshot_bench.c")], check=True)
-rel = os.path.relpath(binary, TOP)
-
-
-def boot(kernel, script, what):
-    print(f"# booting {kernel}: {what}", flush=True)
-    out = io.BytesIO()
-    spec = guest.GuestSpec.make(kernel=kernel, smp=2, mem="3G", timeout=1800, tcg="single")
-    res = guest.run(spec, ["sh", "-c", script], stdout=out, stderr=io.BytesIO())
-    if res.status != 0:
-        sys.exit(f"{kernel} guest failed ({res.kind}, {res.status}):\n{res.console_tail()}")
-    return out.getvalue().decode()
-
-
-def stats(v):
-    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
-
+rel = build_helper()
 
 cases = [("lab", 1024, 1), ("lab", 65536, 1), ("lab", 1024, 8), ("lab", 65536, 8),
          ("stock", 1024, 1), ("stock", 65536, 1)]

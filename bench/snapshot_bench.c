@@ -73,12 +73,39 @@ static void fill(int fd, long bytes)
 			break;
 }
 
-static int take(long size_kb, int depth, int n)
+static void pin(int cpu)
 {
-	char val[32];
-	int marker, snap, i, cpu;
 	cpu_set_t set;
 
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set)) {
+		perror("sched_setaffinity");
+		exit(1);
+	}
+}
+
+static char cpumask0[64];
+
+/* Reads @path into @buf, of @len; returns @buf */
+static char *rd_into(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = '\0';
+	if (fd >= 0)
+		close(fd);
+	return buf;
+}
+
+static void setup(long size_kb, int depth)
+{
+	char val[32];
+
+	rd_into(T "tracing_cpumask", cpumask0, sizeof(cpumask0));
+
+	wr(T "current_tracer", "nop");
 	wr(T "snapshot", "0");
 	snprintf(val, sizeof(val), "%ld", size_kb);
 	wr(T "buffer_size_kb", val);
@@ -87,6 +114,22 @@ static int take(long size_kb, int depth, int n)
 		wr(T "snapshot_depth", val);
 	}
 	wr(T "snapshot", "1");
+}
+
+static void teardown(int depth)
+{
+	wr(T "current_tracer", "nop");
+	wr(T "snapshot", "0");
+	if (depth != 1)
+		wr(T "snapshot_depth", "1");
+	wr(T "tracing_cpumask", cpumask0);
+}
+
+static int take(long size_kb, int depth, int n)
+{
+	int marker, snap, i, cpu;
+
+	setup(size_kb, depth);
 	marker = open(T "trace_marker", O_WRONLY);
 	snap = open(T "snapshot", O_WRONLY);
 	if (marker < 0 || snap < 0) {
@@ -98,9 +141,7 @@ static int take(long size_kb, int depth, int n)
 
 		/* Every CPU's buffer full: what a snapshot of a busy trace sees. */
 		for (cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN) && i == 0; cpu++) {
-			CPU_ZERO(&set);
-			CPU_SET(cpu, &set);
-			sched_setaffinity(0, sizeof(set), &set);
+			pin(cpu);
 			fill(marker, size_kb * 1024 + size_kb * 256);
 		}
 		usleep(100 * 1000);
@@ -111,9 +152,7 @@ static int take(long size_kb, int depth, int n)
 		}
 		printf("take_us %.1f\n", now_us() - t0);
 	}
-	wr(T "snapshot", "0");
-	if (depth != 1)
-		wr(T "snapshot_depth", "1");
+	teardown(depth);
 	return 0;
 }
 
@@ -194,58 +233,6 @@ static int burst(int depth, long n)
 	wr(T "snapshot", "0");
 	wr(T "snapshot_depth", "1");
 	return 0;
-}
-
-static void pin(int cpu)
-{
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	if (sched_setaffinity(0, sizeof(set), &set)) {
-		perror("sched_setaffinity");
-		exit(1);
-	}
-}
-
-static char cpumask0[64];
-
-/* Reads @path into @buf, of @len; returns @buf */
-static char *rd_into(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, len - 1);
-
-	buf[n > 0 ? n : 0] = '\0';
-	if (fd >= 0)
-		close(fd);
-	return buf;
-}
-
-static void setup(long size_kb, int depth)
-{
-	char val[32];
-
-	rd_into(T "tracing_cpumask", cpumask0, sizeof(cpumask0));
-
-	wr(T "current_tracer", "nop");
-	wr(T "snapshot", "0");
-	snprintf(val, sizeof(val), "%ld", size_kb);
-	wr(T "buffer_size_kb", val);
-	if (depth != 1) {
-		snprintf(val, sizeof(val), "%d", depth);
-		wr(T "snapshot_depth", val);
-	}
-	wr(T "snapshot", "1");
-}
-
-static void teardown(int depth)
-{
-	wr(T "current_tracer", "nop");
-	wr(T "snapshot", "0");
-	if (depth != 1)
-		wr(T "snapshot_depth", "1");
-	wr(T "tracing_cpumask", cpumask0);
 }
 
 static int irqsoff(long size_kb, int depth, int n, const char *how)

@@ -17,44 +17,16 @@ The guest has 2 CPUs and 3 GB; everything runs under TCG.
 Usage: bench/snapshot_irqsoff.py [SAMPLES]
 """
 
-import io
 import json
 import os
 import re
-import statistics
-import subprocess
 import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOP)
-
-from lablib import guest  # noqa: E402
+from benchlib import OUT_DIR as out_dir, TOP, boot, build_helper, stats
 
 samples = int(sys.argv[1]) if len(sys.argv) > 1 else 30
-out_dir = os.path.join(TOP, "build/bench")
-os.makedirs(out_dir, exist_ok=True)
-binary = os.path.join(out_dir, "snapshot_bench")
-subprocess.run(["gcc", "-O2", "-Wall", "-o", binary,
-                os.path.join(TOP, "bench/snapshot_bench.c")], check=True)
-rel = os.path.relpath(binary, TOP)
-
-
-def boot(kernel, script, what):
-    print(f"# booting {kernel}: {what}", flush=True)
-    out = io.BytesIO()
-    spec = guest.GuestSpec.make(kernel=kernel, smp=2, mem="3G", timeout=1800, tcg="single")
-    res = guest.run(spec, ["sh", "-c", script], stdout=out, stderr=io.BytesIO())
-    if res.status != 0:
-        sys.exit(f"{kernel} guest failed ({res.kind}, {res.status}):\n{res.console_tail()}")
-    return out.getvalue().decode()
-
-
-def stats(v):
-    if not v:
-        return {"n": 0}
-    return {"median": statistics.median(v), "min": min(v), "max": max(v), "n": len(v)}
-
+rel = build_helper()
 
 cases = [(d, kb, how) for d in (2, 8) for kb in (1024, 65536) for how in ("file", "trigger")]
 script = "; ".join(f"echo case {d} {kb} {how}; {rel} irqsoff {kb} {d} {samples} {how}"

@@ -21,16 +21,19 @@ if [ ! -x "$out/sis_test" ] || [ ! -x "$out/sis_cow_test" ] || [ -n "$stale" ]; 
 fi
 # Project tests that use the tree's kselftest harness.
 if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ] ||
-   [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_history" ]; then
+   [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_history" ] ||
+   [ "$top/tests/snapshot/tracefs_write.h" -nt "$out/snapshot_history" ]; then
 	echo "selftests: building snapshot_history"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_history" "$top/tests/snapshot/history.c"
 fi
 if [ ! -x "$out/snapshot_lifetime" ] || [ "$top/tests/snapshot/lifetime.c" -nt "$out/snapshot_lifetime" ] ||
-   [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_lifetime" ]; then
+   [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_lifetime" ] ||
+   [ "$top/tests/snapshot/tracefs_write.h" -nt "$out/snapshot_lifetime" ]; then
 	echo "selftests: building snapshot_lifetime"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_lifetime" "$top/tests/snapshot/lifetime.c"
 fi
-if [ ! -x "$out/snapshot_latency" ] || [ "$top/tests/snapshot/latency.c" -nt "$out/snapshot_latency" ]; then
+if [ ! -x "$out/snapshot_latency" ] || [ "$top/tests/snapshot/latency.c" -nt "$out/snapshot_latency" ] ||
+   [ "$top/tests/snapshot/tracefs_write.h" -nt "$out/snapshot_latency" ]; then
 	echo "selftests: building snapshot_latency"
 	gcc -O2 -Wall -I"$src" -o "$out/snapshot_latency" "$top/tests/snapshot/latency.c"
 fi
@@ -38,7 +41,8 @@ if [ ! -x "$out/badinput_sched" ] || [ "$top/tests/badinput/sched.c" -nt "$out/b
 	echo "selftests: building badinput_sched"
 	gcc -O2 -Wall -I"$src" -o "$out/badinput_sched" "$top/tests/badinput/sched.c" -lpthread
 fi
-if [ ! -x "$out/badinput_snapshot" ] || [ "$top/tests/badinput/snapshot.c" -nt "$out/badinput_snapshot" ]; then
+if [ ! -x "$out/badinput_snapshot" ] || [ "$top/tests/badinput/snapshot.c" -nt "$out/badinput_snapshot" ] ||
+   [ "$top/tests/snapshot/tracefs_write.h" -nt "$out/badinput_snapshot" ]; then
 	echo "selftests: building badinput_snapshot"
 	gcc -O2 -Wall -I"$src" -o "$out/badinput_snapshot" "$top/tests/badinput/snapshot.c"
 fi

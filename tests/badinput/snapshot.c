@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "../snapshot/tracefs_write.h"
 
 #define T "/sys/kernel/tracing/"
 
@@ -62,15 +63,7 @@ static char before[1 << 16], after[1 << 16];
 
 static int wr(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
+	return tracefs_write(path, val, O_TRUNC);
 }
 
 /* 0, or the errno of writing @in to @path */

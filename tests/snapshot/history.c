@@ -26,29 +26,16 @@
 
 #include "kselftest_harness.h"
 #include "task_state.h"
+#include "tracefs_write.h"
 
 #define T "/sys/kernel/tracing/"
 #define BUFSZ (4 << 20)
 
 static char buf[BUFSZ];
 
-/* Writes @val to @path opened with @flags; returns 0 or the errno. */
-static int wr_flags(const char *path, const char *val, int flags)
-{
-	int fd = open(path, O_WRONLY | flags);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static int wr(const char *path, const char *val)
 {
-	return wr_flags(path, val, O_TRUNC);
+	return tracefs_write(path, val, O_TRUNC);
 }
 
 /* Reads @path into buf; returns the length or -1. */
@@ -69,7 +56,7 @@ static ssize_t rd(const char *path)
 /* Like wr(), without O_TRUNC, which removes a trigger file's triggers */
 static int wr_append(const char *path, const char *val)
 {
-	return wr_flags(path, val, O_APPEND);
+	return tracefs_write(path, val, O_APPEND);
 }
 
 static int has(const char *path, const char *needle)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
+#include "tracefs_write.h"
 
 #define T "/sys/kernel/tracing/"
 #define INSTANCE T "instances/latency_test/"
@@ -62,29 +63,15 @@ static const char *at(const char *dir, const char *file)
 	return path[i];
 }
 
-/* Writes @val to @path opened with @flags; returns 0 or the errno. */
-static int put_flags(const char *path, const char *val, int flags)
-{
-	int fd = open(path, O_WRONLY | flags);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static int put(const char *path, const char *val)
 {
-	return put_flags(path, val, O_TRUNC);
+	return tracefs_write(path, val, O_TRUNC);
 }
 
 /* Without O_TRUNC, which removes a trigger file's triggers */
 static int append(const char *path, const char *val)
 {
-	return put_flags(path, val, O_APPEND);
+	return tracefs_write(path, val, O_APPEND);
 }
 
 /* The removal of the hist trigger a case set, for reset() if it fails */

@@ -35,6 +35,7 @@
 
 #include "kselftest_harness.h"
 #include "task_state.h"
+#include "tracefs_write.h"
 
 #define T "/sys/kernel/tracing/"
 #define INSTANCE T "instances/lifetime"
@@ -43,15 +44,7 @@ static char buf[1 << 20];
 
 static int wr(const char *path, const char *val)
 {
-	int fd = open(path, O_WRONLY | O_TRUNC);
-	int err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, val, strlen(val)) < 0)
-		err = errno;
-	close(fd);
-	return err;
+	return tracefs_write(path, val, O_TRUNC);
 }
 
 /* Reads all of @fd into buf; returns the length, or -1 */
