@@ -81,9 +81,14 @@ SUITES = {
                   "tests/snapshot/recorder.sh"]),
     "trace-cmd": ("Debian's trace-cmd snapshot -s, -r, -c, -f and display",
                   [LAB, "run", "--kernel", "{kernel}", "--", "tests/snapshot/trace-cmd.sh"]),
-    "ftracetest": ("the tree's ftracetest cases for snapshots and snapshot triggers",
+    "ftracetest": ("the tree's ftracetest cases for snapshots, snapshot triggers and "
+                   "the latency tracers",
                    [LAB, "run", "--tcg", "single", "--timeout", "900", "--kernel", "{kernel}",
                     "--", "tests/snapshot/ftracetest.sh"]),
+    "ftracetest-depth4": ("the tree's latency tracer ftracetest cases at snapshot_depth 4",
+                          [LAB, "run", "--tcg", "single", "--timeout", "900",
+                           "--kernel", "{kernel}", "--env", "FTRACETEST_SNAPSHOT_DEPTH=4",
+                           "--", "tests/snapshot/ftracetest.sh", "--latency"]),
     "badinput": ("bad input to sis_policy and sis_stats: its errno, and nothing changes",
                  [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/badinput_sched"]),
     "badinput-snapshot": ("bad input to snapshot, per-CPU snapshot, snapshot_depth and "
@@ -184,7 +189,7 @@ KIND = {
     "lifetime": "harness", "lifetime-debug": "harness",
     "latency": "harness", "latency-debug": "harness",
     "badinput": "harness", "badinput-snapshot": "harness",
-    "ftracetest": "ftracetest",
+    "ftracetest": "ftracetest", "ftracetest-depth4": "ftracetest",
 }
 
 # The ftracetest cases of tests/snapshot/ftracetest.sh.
@@ -194,7 +199,11 @@ FTRACETEST_CASES = [
     "trigger/inter-event/trigger-snapshot-action-hist",
     "00basic/snapshot_history", "trigger/trigger-snapshot-burst",
     "00basic/snapshot_latency",
-]
+] + ["preemptirq/irqsoff_tracer", "tracer/wakeup", "tracer/wakeup_rt"]
+
+# The cases of each ftracetest suite: the latency tracer cases run at depth
+# 1 in "ftracetest" and again next to a history in "ftracetest-depth4".
+FTRACETEST_LISTS = {"ftracetest": FTRACETEST_CASES, "ftracetest-depth4": FTRACETEST_CASES[-3:]}
 
 
 class CheckError(Exception):
@@ -243,7 +252,7 @@ def list_tests(name):
                                     **SUITE_ENV.get(name, {})))
         return p.stdout.split()
     if kind == "ftracetest":
-        return list(FTRACETEST_CASES)
+        return list(FTRACETEST_LISTS[name])
     return None
 
 

@@ -59,12 +59,15 @@ start=$(date +%s)
 kmake -j"$jobs" bzImage
 # The test modules built outside the tree, into build/modules/$name/:
 # the lab suite's splat module (lockdep reports LKDTM cannot provoke) and
-# the article suite's regmap KUnit module, and the history suite's
-# module with a trace event.
+# the article suite's regmap KUnit module, the history suite's module
+# with a trace event, and the tree's preemptirq_delay_test for ftracetest.
 kmake -s -j"$jobs" modules	# Module.symvers, for modpost
-for m in tests/lab/splat tests/article/regmap tests/snapshot/modevent; do
+for m in tests/lab/splat tests/article/regmap tests/snapshot/modevent \
+	tests/snapshot/preemptirq; do
 	mod=$top/build/modules/$name/${m##*/}
 	rm -rf "$mod" && mkdir -p "$mod" && cp "$top/$m"/* "$mod"/
+	[ "$m" != tests/snapshot/preemptirq ] ||
+		cp "$src/kernel/trace/preemptirq_delay_test.c" "$mod"/
 	kmake -s M="$mod" modules
 done
 echo "kernel: $name built in $(( $(date +%s) - start ))s: $(cat "$out/include/config/kernel.release") ($(git -C "$src" describe --always --tags 2>/dev/null))"
