@@ -526,6 +526,40 @@ TEST_F(lat, depth_1_is_ebusy_under_a_latency_tracer_and_a_hist_snapshot)
 }
 
 /*
+ * Removing a hist .snapshot() frees its cond_snapshot: if that kfree()
+ * ran under max_lock, a preemptoff section it ended would be a maximum
+ * that takes max_lock again (kmemleak's lock, SLUB's slow path).
+ */
+TEST_F_TIMEOUT(lat, a_hist_snapshot_goes_away_next_to_preemptoff_without_deadlock, 180)
+{
+	const char *dir = self->dir;
+	char trig[160], file[256];
+	int i;
+
+	if (!holds(at(dir, "available_tracers"), "preemptoff"))
+		SKIP(return, "no preemptoff tracer here");
+	if (!exists(at(dir, "events/sched/sched_process_fork/hist")))
+		SKIP(return, "no hist triggers (CONFIG_HIST_TRIGGERS=n)");
+	snprintf(file, sizeof(file), "%s", at(dir, "events/sched/sched_process_fork/trigger"));
+	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "2"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "preemptoff"));
+	put(T "tracing_thresh", "0");
+	snprintf(trig, sizeof(trig),
+		 "hist:keys=parent_pid:c=child_pid:onchange($c).snapshot() if parent_pid == %d",
+		 getpid());
+	/* Each removal takes seconds on the debug kernel under TCG */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, append(file, trig));
+		snprintf(untrig, sizeof(untrig), "!%s", trig);
+		/* From 0, any section is a maximum: the kfree()'s own too */
+		put(at(dir, "tracing_max_latency"), "0");
+		ASSERT_EQ(0, append(file, untrig));
+		untrig[0] = '\0';
+	}
+	EXPECT_LT(0, number(at(dir, "tracing_max_latency")));
+}
+
+/*
  * Unsetting the latency tracer frees the snapshot buffers that selecting
  * it allocated, if no snapshot was taken meanwhile, as at depth 1.
  */
