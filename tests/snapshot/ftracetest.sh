@@ -9,6 +9,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 latency="preemptirq/irqsoff_tracer tracer/wakeup tracer/wakeup_rt"
 if [ "${1:-}" = --latency ]; then
 	shift
+	# shellcheck disable=SC2086
 	[ $# -gt 0 ] || set -- $latency
 fi
 # shellcheck disable=SC2086
