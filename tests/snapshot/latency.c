@@ -560,6 +560,31 @@ TEST_F_TIMEOUT(lat, a_hist_snapshot_goes_away_next_to_preemptoff_without_deadloc
 }
 
 /*
+ * snapshot_raw reads max_buffer, which at depth 1 holds the latency
+ * tracer's maximum: with one open, the depth does not drop to 1.
+ */
+TEST_F(lat, depth_1_is_ebusy_under_a_latency_tracer_while_snapshot_raw_is_open)
+{
+	const char *dir = self->dir;
+	int fd;
+
+	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "4"));
+	ASSERT_EQ(0, put(at(dir, "current_tracer"), "irqsoff"));
+	fd = open(at(dir, "per_cpu/cpu0/snapshot_raw"), O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(EBUSY, put(at(dir, "snapshot_depth"), "1"));
+	EXPECT_EQ(4, number(at(dir, "snapshot_depth")));
+	close(fd);
+	EXPECT_EQ(0, put(at(dir, "snapshot_depth"), "1"));
+	/* And at depth 1, snapshot_raw is EBUSY, as documented */
+	fd = open(at(dir, "per_cpu/cpu0/snapshot_raw"), O_RDONLY | O_NONBLOCK);
+	EXPECT_EQ(-1, fd);
+	EXPECT_EQ(EBUSY, errno);
+	if (fd >= 0)
+		close(fd);
+}
+
+/*
  * Unsetting the latency tracer frees the snapshot buffers that selecting
  * it allocated, if no snapshot was taken meanwhile, as at depth 1.
  */
