@@ -338,26 +338,39 @@ TEST_F(snap, a_counted_trigger_fills_the_history)
 	ASSERT_TRUE(has(T "snapshot", " by trigger on CPU "));
 }
 
-TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
+/*
+ * Sets a hist .snapshot() action on this process's forks, which reset()
+ * removes: 0, or -1 if the write failed, or 1 without hist triggers
+ * (CONFIG_HIST_TRIGGERS=n), the only case to skip on. Any write error
+ * is a failure, since a broken .snapshot() action would give one too.
+ */
+static int hist_snapshot_set(void)
 {
-	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
-	/* Allocate first: a conditional snapshot makes the file EBUSY. */
-	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	snprintf(hist_trigger, sizeof(hist_trigger),
 		 " hist:keys=parent_pid:c=child_pid:onchange($c).snapshot() if parent_pid == %d",
 		 getpid());
-	/*
-	 * Skip only on the missing feature (no hist file without
-	 * CONFIG_HIST_TRIGGERS); any write error is a failure, since a
-	 * broken .snapshot() action would give one too.
-	 */
 	if (!exists(T "events/sched/sched_process_fork/hist")) {
 		hist_trigger[0] = '\0';
-		SKIP(return, "no hist triggers (CONFIG_HIST_TRIGGERS=n)");
+		return 1;
 	}
-	if (wr(T "events/sched/sched_process_fork/trigger", hist_trigger + 1))
+	if (wr(T "events/sched/sched_process_fork/trigger", hist_trigger + 1)) {
 		hist_trigger[0] = '\0';
-	ASSERT_NE('\0', hist_trigger[0]) TH_LOG("the hist .snapshot() trigger was refused");
+		return -1;
+	}
+	return 0;
+}
+
+TEST_F(snap, a_hist_snapshot_action_rotates_the_history)
+{
+	int ret;
+
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	/* Allocate first: a conditional snapshot makes the file EBUSY. */
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ret = hist_snapshot_set();
+	if (ret == 1)
+		SKIP(return, "no hist triggers (CONFIG_HIST_TRIGGERS=n)");
+	ASSERT_EQ(0, ret) TH_LOG("the hist .snapshot() trigger was refused");
 	fire_tagged(fork_one, "G", 3);
 	ASSERT_STREQ("G3", tags(T "snapshot", "G"));
 	ASSERT_STREQ("G2", tags(T "snapshots/1", "G"));
@@ -404,18 +417,13 @@ static long dropped(void)
 TEST_F(snap, a_snapshot_trigger_next_to_a_hist_snapshot_is_declined)
 {
 	long no, lost;
+	int ret;
 
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	snprintf(hist_trigger, sizeof(hist_trigger),
-		 " hist:keys=parent_pid:c=child_pid:onchange($c).snapshot() if parent_pid == %d",
-		 getpid());
-	if (!exists(T "events/sched/sched_process_fork/hist")) {
-		hist_trigger[0] = '\0';
+	ret = hist_snapshot_set();
+	if (ret == 1)
 		SKIP(return, "no hist triggers (CONFIG_HIST_TRIGGERS=n)");
-	}
-	if (wr(T "events/sched/sched_process_fork/trigger", hist_trigger + 1))
-		hist_trigger[0] = '\0';
-	ASSERT_NE('\0', hist_trigger[0]) TH_LOG("the hist .snapshot() trigger was refused");
+	ASSERT_EQ(0, ret) TH_LOG("the hist .snapshot() trigger was refused");
 	fire_tagged(fork_one, "G", 1);
 	ASSERT_STREQ("G1", tags(T "snapshot", "G"));
 	no = snap_no(T "snapshot");
