@@ -412,7 +412,9 @@ static long dropped(void)
 /*
  * A plain snapshot trigger next to a hist .snapshot() is not taken: the
  * snapshot the action took stays, and the dropped one is counted. (The
- * action's update() dereferenced the missing data, in 6.12 too.)
+ * action's update() dereferenced the missing data, in 6.12 too.) The
+ * refusal writes nothing into the live buffer, which the action
+ * snapshots.
  */
 TEST_F(snap, a_snapshot_trigger_next_to_a_hist_snapshot_is_declined)
 {
@@ -433,6 +435,9 @@ TEST_F(snap, a_snapshot_trigger_next_to_a_hist_snapshot_is_declined)
 	EXPECT_EQ(no, snap_no(T "snapshot"));
 	EXPECT_STREQ("G1", tags(T "snapshot", "G"));
 	EXPECT_EQ(lost + 1, dropped());
+	EXPECT_EQ(1, count(T "trace", "P1"));
+	EXPECT_EQ(0, count(T "trace", "SNAPSHOT"))
+		TH_LOG("the refusal wrote into the live buffer");
 }
 
 /*
