@@ -51,6 +51,9 @@ SUITES = {
     "sched-nosmt": ("the same on 8 CPUs without SMT: the idle-core case skips",
                     [LAB, "run", "--kernel", "{kernel}", "--smp", "8", "--",
                      "build/selftests/sis_test"]),
+    "sched-skips": ("sis_cow_test and sis_test skip or judge, never fail: cpusets, an "
+                    "isolated partition, an offline CPU, a busy machine",
+                    [LAB, "run", "--kernel", "{kernel}", "--", "tests/sched/skips.sh"]),
     # Single-threaded TCG: switching latency tracers live-patches text, and
     # multi-threaded TCG sometimes oopses on its int3 (seen once here, on a
     # tracer switch in code the series does not touch).
@@ -345,8 +348,9 @@ def emit(line):
         sys.stdout.flush()
 
 
-def run_suite(suite, argv, env, kernel):
-    """Run one suite, printing its KTAP nested; fill in suite's results."""
+def run_suite(suite, argv, env, kernel, emit=emit):
+    """Run one suite, printing its KTAP nested through emit; fill in
+    suite's results."""
     suite.start = datetime.datetime.now(datetime.timezone.utc)
     t0 = time.time()
     emit("  KTAP version 1")
@@ -396,6 +400,63 @@ def run_suite(suite, argv, env, kernel):
     emit(f"{'ok' if suite.ok else 'not ok'} {suite.num} {suite.name}")
 
 
+def one_core(name, accel):
+    """Whether suite `name` keeps one host core busy, and so may run next
+    to another such suite: a guest under single-threaded TCG, or
+    checkpatch.  Guests with several vCPUs (multi-threaded TCG, or KVM),
+    builds and the timing-sensitive placement suites run alone."""
+    argv = SUITES[name][1]
+    if name == "series":
+        return True
+    return accel == "tcg" and "--tcg" in argv and argv[argv.index("--tcg") + 1] == "single"
+
+
+def run_all(jobs_plan, jobs):
+    """Run [(suite, argv, env, kernel, single)] with up to `jobs` of the
+    one-core suites at once; the others alone.  Each suite's KTAP is
+    printed whole, in suite order, once it and every suite before it
+    have finished."""
+    lock = threading.Condition()
+    done, printed = {}, [0]
+    running = [0]
+
+    def flush():
+        while printed[0] < len(jobs_plan) and printed[0] in done:
+            for line in done.pop(printed[0]):
+                emit(line)
+            printed[0] += 1
+
+    def work(i, suite, argv, env, kernel):
+        lines = []
+        try:
+            run_suite(suite, argv, env, kernel, emit=lines.append)
+        finally:
+            with lock:
+                done[i] = lines
+                running[0] -= 1
+                flush()
+                lock.notify_all()
+
+    threads = []
+    for i, (suite, argv, env, kernel, single) in enumerate(jobs_plan):
+        with lock:
+            # A suite that runs alone waits for every other to end, and
+            # one-core suites wait for a free slot or for the one alone.
+            limit = jobs if single else 1
+            while running[0] >= limit or (running[0] and not single):
+                lock.wait()
+            running[0] += 1
+        if not single:
+            emit(f"# {suite.name}: running alone")
+        t = threading.Thread(target=work, args=(i, suite, argv, env, kernel))
+        t.start()
+        threads.append(t)
+        if not single:
+            t.join()
+    for t in threads:
+        t.join()
+
+
 def parse_specs(specs):
     """['sched:sis.v3_9_*', 'lab', 'sched:sis.v3_8_*'] ->
     [('sched', ['sis.v3_9_*', 'sis.v3_8_*']), ('lab', None)]: one run per
@@ -430,8 +491,12 @@ def print_kernels(names, kernel="lab", full=False):
     return 0
 
 
-def main(names, kernel="lab", json_path=None, accel=None, full=False):
+def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None):
     try:
+        if jobs is None:
+            jobs = min(2, os.cpu_count() or 1)
+        if jobs < 1:
+            raise CheckError(f"--jobs {jobs}: want 1 or more")
         specs = parse_specs(names) or default_specs(full)
         missing = [k for k in kernels_needed(specs, kernel)
                    if not os.path.isfile(guest.KERNELS.get(k, k))]
@@ -452,16 +517,25 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False):
             print(f"# not run by default: {n}: {why}")
     tier = "named suites" if names else ("full tier" if full else "quick tier")
     print(f"# {tier}; kernel {kernel}, accelerator {use}; logs in {os.path.relpath(LOGDIR)}/")
+    if jobs > 1:
+        # The one-core suites first, so that they can run side by side.
+        specs.sort(key=lambda spec: not one_core(spec[0], use))
+        print(f"# up to {jobs} one-core suites at once (--jobs 1: one at a time, "
+              "in the order named)")
     print(f"1..{len(specs)}", flush=True)
-    suites = []
+    suites, plan = [], []
     for num, (name, _) in enumerate(specs, 1):
         extra_argv, extra_env = picks[name]
         argv = [a.replace("{kernel}", kernel) for a in SUITES[name][1]] + extra_argv
         env = dict(os.environ, LAB_KERNEL=kernel, LAB_ACCEL=use,
                    **dict(SUITE_ENV.get(name, {}), **extra_env))
         suite = Suite(name, num)
-        run_suite(suite, argv, env, kernel)
+        if jobs == 1:
+            run_suite(suite, argv, env, kernel)
+        else:
+            plan.append((suite, argv, env, kernel, one_core(name, use)))
         suites.append(suite)
+    run_all(plan, jobs)
     passed = sum(s.rep.count("pass") for s in suites)
     failed = sum(s.rep.count("fail") + len(s.problems) for s in suites)
     skipped = sum(s.rep.count("skip") for s in suites)
