@@ -1,0 +1,93 @@
+#!/bin/sh
+# In the guest: the wake-up placement selftests where they cannot judge.
+# sis_cow_test (upstream-bound) and sis_test (the 3.9 reproduction) must
+# skip, saying why, or pass; never fail.  Each runs in a cpuset of one
+# CPU, in a cpuset of two CPUs of one LLC, in an isolated cpuset
+# partition (CPUs with no sched domains, which cache/index3 would still
+# show as one LLC), with a CPU offline, and with every CPU busy.
+# Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
+top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
+sel=$top/build/selftests
+cg=/sys/fs/cgroup
+log=/tmp/skips.log
+
+# run_in GROUP PROG: PROG's exit status, run in cgroup GROUP ("" for the
+# root), its output in $log
+run_in() {
+	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2"' sh "$cg/$1" "$2" > $log 2>&1
+}
+# expect NAME STATUS WANT [TEXT]: one result.  The harness exits 0, or 4
+# (KSFT_SKIP) in some versions, when no case failed.  WANT is "skip"
+# (every case skipped, TEXT in a reason), "pass" (no case skipped) or
+# "judge" (either).
+expect() {
+	name=$1 status=$2 want=$3 text=$4 ok=0
+	if { [ "$status" = 0 ] || [ "$status" = 4 ]; } && ! grep -q '^not ok' $log; then
+		case "$want" in
+		skip) ! grep '^ok ' $log | grep -qv ' # SKIP ' &&
+			grep '^ok .* # SKIP ' $log | grep -q -- "$text" && ok=1 ;;
+		pass) ! grep -q '^ok .* # SKIP' $log && ok=1 ;;
+		judge) ok=1 ;;
+		esac
+	fi
+	if [ $ok = 0 ]; then
+		echo "# $name: exit $status, want $want${text:+ ($text)}; its output:"
+		sed 's/^/#   /' $log
+	fi
+	ktap_test_result "$name" [ $ok = 1 ]
+}
+# cpuset NAME CPUS [PARTITION]: a child cgroup of the root with those CPUs
+cpuset() {
+	mkdir -p "$cg/$1" && echo "$2" > "$cg/$1/cpuset.cpus" || return 1
+	[ -z "$3" ] || echo "$3" > "$cg/$1/cpuset.cpus.partition" || return 1
+}
+
+ktap_print_header
+ktap_set_plan 10
+mkdir -p $cg
+mount -t cgroup2 none $cg 2>/dev/null
+echo +cpuset > $cg/cgroup.subtree_control ||
+	ktap_exit_fail_msg "no cpuset controller (CONFIG_CPUSETS)"
+# Two cores of one LLC: CPUs 0 and 2 (QEMU numbers threads first).
+cpuset one 0 && cpuset two 0,2 && cpuset iso 4-7 isolated ||
+	ktap_exit_fail_msg "cannot make the cpusets"
+grep -q '^isolated$' $cg/iso/cpuset.cpus.partition ||
+	ktap_exit_fail_msg "iso is not an isolated partition: $(cat $cg/iso/cpuset.cpus.partition)"
+
+for prog in sis_cow_test sis_test; do
+	run_in one $sel/$prog; s=$?
+	if [ $prog = sis_cow_test ]; then
+		expect "$prog in a cpuset of one CPU skips" $s skip "share an LLC"
+	else
+		expect "$prog in a cpuset of one CPU skips" $s skip "cpuset or affinity"
+	fi
+	run_in two $sel/$prog; s=$?
+	if [ $prog = sis_cow_test ]; then
+		expect "$prog in a cpuset of two cores passes" $s pass
+	else
+		expect "$prog in a cpuset of two cores judges" $s judge
+	fi
+	run_in iso $sel/$prog; s=$?
+	expect "$prog in an isolated cpuset partition skips" $s skip "LLC"
+done
+rmdir $cg/one $cg/two $cg/iso
+
+echo 0 > /sys/devices/system/cpu/cpu3/online
+for prog in sis_cow_test sis_test; do
+	run_in "" $sel/$prog; s=$?
+	expect "$prog with CPU 3 offline skips" $s skip "CPUs 3 are offline"
+done
+echo 1 > /sys/devices/system/cpu/cpu3/online
+
+# Every CPU busy for the whole run.
+pids=
+for i in $(seq "$(nproc)"); do
+	sh -c 'while :; do :; done' & pids="$pids $!"
+done
+for prog in sis_cow_test sis_test; do
+	run_in "" $sel/$prog; s=$?
+	expect "$prog on a busy machine skips" $s skip "busy"
+done
+kill $pids
+ktap_finished
