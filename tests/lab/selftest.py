@@ -422,6 +422,55 @@ def test_check_prints_one_ktap_document_and_a_kcidb_report():
     assert report["builds"][0]["checkout_id"] == report["checkouts"][0]["id"]
 
 
+def test_check_runs_two_one_core_suites_side_by_side():
+    """lab check -j 2: two one-core stand-ins (--tcg single) overlap, the
+    suite that runs alone overlaps none, the one-core suites come first,
+    and each suite's KTAP stays whole; -j 1 runs them one at a time, in
+    the order named."""
+    import contextlib
+    import tempfile
+    from lablib import check
+    tmp = tempfile.mkdtemp(prefix="lab-jobs-", dir=os.path.join(TOP, "build"))
+    log = os.path.join(tmp, "times")
+    body = ('echo "$0 $(date +%s.%N)" >> ' + log + '; sleep 1; echo "$0 $(date +%s.%N)" >> '
+            + log + '; echo "KTAP version 1"; echo 1..2; echo "ok 1 a"; echo "ok 2 b"')
+    fake = {"x": ("stand-in", ["sh", "-c", body, "x"]),
+            "o1": ("stand-in", ["sh", "-c", body, "o1", "--tcg", "single"]),
+            "o2": ("stand-in", ["sh", "-c", body, "o2", "--tcg", "single"])}
+    saved, saved_logdir = dict(check.SUITES), check.LOGDIR
+    check.SUITES.update(fake)
+    check.LOGDIR = tmp
+    try:
+        runs = {}
+        for jobs in (2, 1):
+            open(log, "w").close()
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                status = check.main(["x", "o1", "o2"], accel="tcg", jobs=jobs)
+            spans = {}
+            for line in open(log):
+                name, t = line.split()
+                spans.setdefault(name, []).append(float(t))
+            runs[jobs] = (status, out.getvalue(), spans)
+    finally:
+        check.SUITES.clear()
+        check.SUITES.update(saved)
+        check.LOGDIR = saved_logdir
+        subprocess.run(["rm", "-rf", tmp])
+
+    def overlap(spans, a, b):
+        return spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1]
+
+    for jobs, order, both in ((2, ["o1", "o2", "x"], True), (1, ["x", "o1", "o2"], False)):
+        status, text, spans = runs[jobs]
+        assert status == 0 and text.splitlines()[-1] == "6 passed, 0 failed", text
+        rep = ktap.parse(text)
+        assert not rep.problems(), rep.problems()
+        assert [r[1] for r in rep.results] == [f"{n}.{t}" for n in order for t in "ab"], text
+        assert overlap(spans, "o1", "o2") == both, (jobs, spans)
+        assert not overlap(spans, "x", "o1") and not overlap(spans, "x", "o2"), (jobs, spans)
+
+
 def test_check_finds_the_run_directory_of_a_crash_a_splat_and_a_failure():
     """lab check names the run directory that lab kept, whatever lab's
     message: "full log in DIR):" for a crash, splat, hang or QEMU failure,
