@@ -430,6 +430,10 @@ def run_all(jobs_plan, jobs):
         lines = []
         try:
             run_suite(suite, argv, env, kernel, emit=lines.append)
+        except Exception as e:  # a suite that cannot start fails, the others run
+            suite.rep = ktap.parse("")
+            suite.problems.append(f"lab check could not run it: {e}")
+            lines.append(f"not ok {suite.num} {suite.name}")
         finally:
             with lock:
                 done[i] = lines
