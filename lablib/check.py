@@ -444,10 +444,10 @@ def run_all(jobs_plan, jobs):
     threads = []
     for i, (suite, argv, env, kernel, single) in enumerate(jobs_plan):
         with lock:
-            # A suite that runs alone waits for every other to end, and
-            # one-core suites wait for a free slot or for the one alone.
-            limit = jobs if single else 1
-            while running[0] >= limit or (running[0] and not single):
+            # A suite that runs alone waits for every other to end, and a
+            # one-core suite for a free slot (one that runs alone is
+            # joined below before the next starts).
+            while running[0] >= (jobs if single else 1):
                 lock.wait()
             running[0] += 1
         if not single:
