@@ -230,6 +230,15 @@ depth() { for d in 1 3 8 32 2 1; do w $d $T/snapshot_depth; sleep 0.2; done; }
 # under KASAN in TCG a 1.4 MB one takes long enough with trace_types_lock
 # held that the other loops queue behind it for minutes.
 resize() { for kb in 64 16 32 128; do w $kb $T/buffer_size_kb; sleep 0.3; done; }
+# A clock change resets every buffer of the history while the triggers
+# loop rotates them and hides the old events of the one that goes live:
+# the hide must never record a position that the reset has numbered past.
+# "uptime" gives many events one stamp.
+clocks() {
+	for c in uptime local counter global local; do
+		w $c $T/trace_clock; sleep 0.3
+	done
+}
 cpumask() {
 	w "$(printf '%x' $(( (1 << ncpu) - 2 )))" $T/tracing_cpumask; sleep 0.2
 	w "$(printf '%x' $(( (1 << ncpu) - 1 )))" $T/tracing_cpumask; sleep 0.2
@@ -373,6 +382,7 @@ loop snapshot snap_file
 loop depth depth
 loop resize resize
 loop cpumask cpumask
+loop clocks clocks
 loop tracers tracers
 loop triggers triggers
 loop instances instances
@@ -444,6 +454,7 @@ fi
 w nop $T/current_tracer
 w 0 $T/events/enable
 w 1 $T/snapshot_depth
+w local $T/trace_clock
 for c in 3 7 11; do
 	[ -e /sys/devices/system/cpu/cpu$c/online ] && w 1 /sys/devices/system/cpu/cpu$c/online
 done
