@@ -232,8 +232,9 @@ depth() { for d in 1 3 8 32 2 1; do w $d $T/snapshot_depth; sleep 0.2; done; }
 resize() { for kb in 64 16 32 128; do w $kb $T/buffer_size_kb; sleep 0.3; done; }
 # A clock change resets every buffer of the history while the triggers
 # loop rotates them and hides the old events of the one that goes live:
-# the hide must never record a position that the reset has numbered past.
-# "uptime" gives many events one stamp.
+# a hide that races the reset must not record a position past the
+# numbers the reset gives the new events.  "uptime" gives many events
+# one stamp.
 clocks() {
 	for c in uptime local counter global local; do
 		w $c $T/trace_clock; sleep 0.3
