@@ -1064,30 +1064,97 @@ out:
 	return err;
 }
 
+/*
+ * Writes @val to @path with every slab allocation of this thread failing
+ * once @budget bytes were allocated (failslab's "space"): the change
+ * fails part way, and so does anything that would allocate to undo it.
+ * Returns 0 or the errno; *@injected says whether an allocation failed.
+ */
+static int wr_failing_after(const char *path, const char *val, int budget,
+			    int *injected)
+{
+	int fd = -1, mfd = -1, err = 0;
+	char space[16];
+
+	*injected = 0;
+	snprintf(space, sizeof(space), "%d", budget);
+	if (wr(FAULT "failslab/space", space) ||
+	    wr(FAULT "failslab/times", "1000000") ||
+	    wr(FAULT "failslab/interval", "1") ||
+	    wr(FAULT "failslab/task-filter", "Y") ||
+	    wr(FAULT "failslab/probability", "100"))
+		return EIO;
+	fd = open(path, O_WRONLY | O_TRUNC);
+	mfd = open("/proc/thread-self/make-it-fail", O_WRONLY);
+	if (fd < 0 || mfd < 0) {
+		err = errno;
+		goto out;
+	}
+	if (write(mfd, "1", 1) != 1) {
+		err = errno;
+		goto out;
+	}
+	if (write(fd, val, strlen(val)) < 0)
+		err = errno;
+	if (write(mfd, "0", 1) != 1 && !err)
+		err = errno;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (mfd >= 0)
+		close(mfd);
+	wr(FAULT "failslab/probability", "0");
+	wr(FAULT "failslab/task-filter", "N");
+	wr(FAULT "failslab/space", "0");
+	*injected = rd(FAULT "failslab/times") > 0 && atoi(buf) != 1000000;
+	return err;
+}
+
 /* What every buffer of the history looks like from the outside */
 struct sizes {
-	char size[32], subbuf[32], total[32];
+	char size[32], subbuf[32], total[32], cpus[128];
 };
 
 static void sizes(struct sizes *s)
 {
+	char path[64];
+	int cpu;
+
 	rd(T "buffer_size_kb");
 	snprintf(s->size, sizeof(s->size), "%.31s", buf);
 	rd(T "buffer_subbuf_size_kb");
 	snprintf(s->subbuf, sizeof(s->subbuf), "%.31s", buf);
 	rd(T "buffer_total_size_kb");
 	snprintf(s->total, sizeof(s->total), "%.31s", buf);
+	s->cpus[0] = '\0';
+	for (cpu = 0; cpu < 8; cpu++) {
+		snprintf(path, sizeof(path), T "per_cpu/cpu%d/buffer_size_kb",
+			 cpu);
+		if (rd(path) < 0)
+			break;
+		strncat(s->cpus, buf,
+			sizeof(s->cpus) - strlen(s->cpus) - 1);
+	}
 }
 
 static int same(const struct sizes *a, const struct sizes *b)
 {
 	return !strcmp(a->size, b->size) && !strcmp(a->subbuf, b->subbuf) &&
-	       !strcmp(a->total, b->total);
+	       !strcmp(a->total, b->total) && !strcmp(a->cpus, b->cpus);
+}
+
+/* Whether the kernel has warned (taint W) */
+static int warned(void)
+{
+	return rd("/proc/sys/kernel/tainted") > 0 && (atol(buf) & 512);
 }
 
 /*
  * Fails each allocation of a change from @was to @val in turn, the 1st,
- * the 2nd, ..., until the change makes no N-th allocation. A failed
+ * the 2nd, ..., until the change makes no N-th allocation. With @was
+ * NULL, fails every allocation past a budget of 0, 64, 128, ... bytes
+ * instead, until the change is made: what would undo a half-made change
+ * fails too. A failed
  * change must be ENOMEM and leave every buffer of the history as it was,
  * tracing on (the debug kernel also fails the run on the WARN of a
  * failed roll-back); a change that absorbed the failure must have been
@@ -1100,11 +1167,21 @@ static int sweep(struct __test_metadata *_metadata, const char *file,
 {
 	struct sizes old, now;
 	int nth, err, injected, enomem = 0;
+	int had_warned = warned();
 
 	for (nth = 1; nth < 20000; nth++) {
 		sizes(&old);
-		err = wr_failing(file, val, nth, &injected);
+		if (was)
+			err = wr_failing(file, val, nth, &injected);
+		else
+			err = wr_failing_after(file, val, (nth - 1) * 64,
+					       &injected);
 		sizes(&now);
+		if (!had_warned && warned()) {
+			TH_LOG("%s: allocation %d failed and the kernel warned",
+			       file, nth);
+			return -1;
+		}
 		if (!injected) {
 			if (err || same(&old, &now)) {
 				TH_LOG("%s: without a failure: %s, %s KB", file,
@@ -1120,6 +1197,9 @@ static int sweep(struct __test_metadata *_metadata, const char *file,
 				       file, nth);
 				return -1;
 			}
+			/* Past the budget every allocation fails: done */
+			if (!was)
+				return enomem;
 			if (wr(file, was)) {
 				TH_LOG("%s: cannot undo to %s", file, was);
 				return -1;
@@ -1205,6 +1285,64 @@ TEST_F_TIMEOUT(snap, a_failed_subbuf_change_anywhere_leaves_every_buffer_as_it_w
 	ASSERT_EQ(0, snap("F3"));
 	EXPECT_STREQ("F3", tags(T "snapshot", "F"));
 	EXPECT_STREQ("F2", tags(T "snapshots/1", "F"));
+}
+
+/*
+ * A sub-buffer change fails part way, and every allocation after it
+ * fails too, as on a machine out of memory: the buffers changed so far
+ * cannot be changed back by allocating again. Nothing may change, with
+ * no warning and tracing on.
+ */
+TEST_F_TIMEOUT(snap, a_failed_subbuf_change_that_cannot_be_undone_changes_nothing, 900)
+{
+	int failures;
+
+	if (!exists("/proc/thread-self/make-it-fail") || !exists(FAULT "failslab"))
+		SKIP(return, "no fault injection (the debug kernel has it)");
+	ASSERT_EQ(0, fault_setup());
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "16"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "2"));
+	ASSERT_EQ(0, snap("F1"));
+	ASSERT_EQ(0, snap("F2"));
+	failures = sweep(_metadata, T "buffer_subbuf_size_kb", NULL, "8");
+	ASSERT_LT(0, failures);
+	TH_LOG("buffer_subbuf_size_kb: %d budgets ran out", failures);
+	ASSERT_TRUE(has(T "buffer_subbuf_size_kb", "8"));
+	ASSERT_EQ(0, snap("F3"));
+	EXPECT_STREQ("F3", tags(T "snapshot", "F"));
+}
+
+/*
+ * The same for a resize that grows one CPU's buffers and shrinks
+ * another's: undoing the shrink allocates.
+ */
+TEST_F_TIMEOUT(snap, a_failed_resize_that_cannot_be_undone_changes_nothing, 900)
+{
+	int failures;
+
+	if (!exists("/proc/thread-self/make-it-fail") || !exists(FAULT "failslab"))
+		SKIP(return, "no fault injection (the debug kernel has it)");
+	if (!exists(T "per_cpu/cpu1"))
+		SKIP(return, "one CPU: no CPU to shrink while another grows");
+	ASSERT_EQ(0, fault_setup());
+	ASSERT_EQ(0, wr(T "buffer_size_kb", "128"));
+	ASSERT_EQ(0, wr(T "per_cpu/cpu0/buffer_size_kb", "32"));
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	ASSERT_EQ(0, snap("F1"));
+	ASSERT_EQ(0, snap("F2"));
+	ASSERT_EQ(0, snap("F3"));
+	failures = sweep(_metadata, T "buffer_size_kb", NULL, "64");
+	ASSERT_LT(0, failures);
+	TH_LOG("buffer_size_kb: %d budgets ran out", failures);
+	ASSERT_LT(0, rd(T "buffer_size_kb"));
+	ASSERT_LE(64, atoi(buf));
+	ASSERT_GT(128, atoi(buf));
+	/* A resize keeps what the buffers hold */
+	EXPECT_STREQ("F3", tags(T "snapshot", "F"));
+	EXPECT_STREQ("F2", tags(T "snapshots/1", "F"));
+	EXPECT_STREQ("F1", tags(T "snapshots/2", "F"));
+	ASSERT_EQ(0, snap("F4"));
+	EXPECT_STREQ("F4", tags(T "snapshot", "F"));
 }
 
 TEST_F(snap, a_reader_of_a_dropped_snapshot_never_sees_live_events)
