@@ -4,6 +4,7 @@
 #
 #   scripts/config-matrix.sh [CONFIG...]         base, then HEAD (make check)
 #   ALL=1 scripts/config-matrix.sh [CONFIG...]   base, then every commit
+#   (MATRIX_FROM=COMMIT: base, then every commit after COMMIT)
 #
 # Each config is config/lab.config merged onto tinyconfig, then the lines
 # below for it; the script fails if Kconfig did not take them.
@@ -149,7 +150,7 @@ for name in $names; do
 		warnings "$out/base.log" > "$out/base.warnings"
 		[ -f "$out/kernel/sched/fair.o" ] && cp "$out/kernel/sched/fair.o" "$out/fair.base.o"
 		if [ "${ALL:-0}" = 1 ]; then
-			commits=$(git -C "$tree" rev-list --reverse "base..$head")
+			commits=$(git -C "$tree" rev-list --reverse "${MATRIX_FROM:-base}..$head")
 		else
 			commits=$head
 		fi

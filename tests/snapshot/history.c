@@ -1064,25 +1064,35 @@ out:
 	return err;
 }
 
+/* Path of the fault attribute @attr ("failslab", "fail_page_alloc") */
+static const char *fault(const char *attr, const char *file)
+{
+	static char path[128];
+
+	snprintf(path, sizeof(path), FAULT "%s/%s", attr, file);
+	return path;
+}
+
 /*
- * Writes @val to @path with every slab allocation of this thread failing
- * once @budget bytes were allocated (failslab's "space"): the change
+ * Writes @val to @path with every allocation of this thread of kind
+ * @attr ("failslab": slab objects; "fail_page_alloc": pages) failing once
+ * @budget was allocated (the attribute's "space"): the change
  * fails part way, and so does anything that would allocate to undo it.
  * Returns 0 or the errno; *@injected says whether an allocation failed.
  */
-static int wr_failing_after(const char *path, const char *val, int budget,
-			    int *injected)
+static int wr_failing_after(const char *path, const char *val,
+			    const char *attr, int budget, int *injected)
 {
 	int fd = -1, mfd = -1, err = 0;
 	char space[16];
 
 	*injected = 0;
 	snprintf(space, sizeof(space), "%d", budget);
-	if (wr(FAULT "failslab/space", space) ||
-	    wr(FAULT "failslab/times", "1000000") ||
-	    wr(FAULT "failslab/interval", "1") ||
-	    wr(FAULT "failslab/task-filter", "Y") ||
-	    wr(FAULT "failslab/probability", "100"))
+	if (wr(fault(attr, "space"), space) ||
+	    wr(fault(attr, "times"), "1000000") ||
+	    wr(fault(attr, "interval"), "1") ||
+	    wr(fault(attr, "task-filter"), "Y") ||
+	    wr(fault(attr, "probability"), "100"))
 		return EIO;
 	fd = open(path, O_WRONLY | O_TRUNC);
 	mfd = open("/proc/thread-self/make-it-fail", O_WRONLY);
@@ -1103,10 +1113,10 @@ out:
 		close(fd);
 	if (mfd >= 0)
 		close(mfd);
-	wr(FAULT "failslab/probability", "0");
-	wr(FAULT "failslab/task-filter", "N");
-	wr(FAULT "failslab/space", "0");
-	*injected = rd(FAULT "failslab/times") > 0 && atoi(buf) != 1000000;
+	wr(fault(attr, "probability"), "0");
+	wr(fault(attr, "task-filter"), "N");
+	wr(fault(attr, "space"), "0");
+	*injected = rd(fault(attr, "times")) > 0 && atoi(buf) != 1000000;
 	return err;
 }
 
@@ -1132,8 +1142,8 @@ static void sizes(struct sizes *s)
 			 cpu);
 		if (rd(path) < 0)
 			break;
-		strncat(s->cpus, buf,
-			sizeof(s->cpus) - strlen(s->cpus) - 1);
+		snprintf(s->cpus + strlen(s->cpus),
+			 sizeof(s->cpus) - strlen(s->cpus), "%.15s", buf);
 	}
 }
 
@@ -1151,10 +1161,10 @@ static int warned(void)
 
 /*
  * Fails each allocation of a change from @was to @val in turn, the 1st,
- * the 2nd, ..., until the change makes no N-th allocation. With @was
- * NULL, fails every allocation past a budget of 0, 64, 128, ... bytes
- * instead, until the change is made: what would undo a half-made change
- * fails too. A failed
+ * the 2nd, ..., until the change makes no N-th allocation. With @attr
+ * ("failslab" or "fail_page_alloc"), fails every allocation of that kind
+ * past a budget of 0, 1, 2, ... times @step instead, until the
+ * change is made: what would undo a half-made change fails too. A failed
  * change must be ENOMEM and leave every buffer of the history as it was,
  * tracing on (the debug kernel also fails the run on the WARN of a
  * failed roll-back); a change that absorbed the failure must have been
@@ -1163,7 +1173,7 @@ static int warned(void)
  * the number of ENOMEMs.
  */
 static int sweep(struct __test_metadata *_metadata, const char *file,
-		 const char *was, const char *val)
+		 const char *was, const char *val, const char *attr, int step)
 {
 	struct sizes old, now;
 	int nth, err, injected, enomem = 0;
@@ -1171,11 +1181,11 @@ static int sweep(struct __test_metadata *_metadata, const char *file,
 
 	for (nth = 1; nth < 20000; nth++) {
 		sizes(&old);
-		if (was)
+		if (!attr)
 			err = wr_failing(file, val, nth, &injected);
 		else
-			err = wr_failing_after(file, val, (nth - 1) * 64,
-					       &injected);
+			err = wr_failing_after(file, val, attr,
+					       (nth - 1) * step, &injected);
 		sizes(&now);
 		if (!had_warned && warned()) {
 			TH_LOG("%s: allocation %d failed and the kernel warned",
@@ -1198,7 +1208,7 @@ static int sweep(struct __test_metadata *_metadata, const char *file,
 				return -1;
 			}
 			/* Past the budget every allocation fails: done */
-			if (!was)
+			if (attr)
 				return enomem;
 			if (wr(file, was)) {
 				TH_LOG("%s: cannot undo to %s", file, was);
@@ -1238,7 +1248,7 @@ TEST_F_TIMEOUT(snap, a_failed_allocation_anywhere_leaves_every_buffer_as_it_was,
 	ASSERT_EQ(0, snap("F2"));
 	ASSERT_EQ(0, snap("F3"));
 
-	failures = sweep(_metadata, T "buffer_size_kb", "64", "128");
+	failures = sweep(_metadata, T "buffer_size_kb", "64", "128", NULL, 0);
 	ASSERT_LT(0, failures);
 	TH_LOG("buffer_size_kb: %d allocations failed in turn", failures);
 	ASSERT_EQ(0, wr(T "buffer_size_kb", "128"));
@@ -1278,7 +1288,7 @@ TEST_F_TIMEOUT(snap, a_failed_subbuf_change_anywhere_leaves_every_buffer_as_it_w
 	ASSERT_EQ(0, wr(T "snapshot_depth", "2"));
 	ASSERT_EQ(0, snap("F1"));
 	ASSERT_EQ(0, snap("F2"));
-	failures = sweep(_metadata, T "buffer_subbuf_size_kb", "4", "8");
+	failures = sweep(_metadata, T "buffer_subbuf_size_kb", "4", "8", NULL, 0);
 	ASSERT_LT(0, failures);
 	TH_LOG("buffer_subbuf_size_kb: %d allocations failed in turn", failures);
 	ASSERT_TRUE(has(T "buffer_subbuf_size_kb", "8"));
@@ -1288,6 +1298,15 @@ TEST_F_TIMEOUT(snap, a_failed_subbuf_change_anywhere_leaves_every_buffer_as_it_w
 }
 
 /*
+ * Slab objects (the sub-buffers' descriptors; "space" counts bytes) and
+ * pages (their data; "space" counts pages)
+ */
+static const struct {
+	const char *attr;
+	int step;
+} kinds[] = { { "failslab", 64 }, { "fail_page_alloc", 1 } };
+
+/*
  * A sub-buffer change fails part way, and every allocation after it
  * fails too, as on a machine out of memory: the buffers changed so far
  * cannot be changed back by allocating again. Nothing may change, with
@@ -1295,7 +1314,7 @@ TEST_F_TIMEOUT(snap, a_failed_subbuf_change_anywhere_leaves_every_buffer_as_it_w
  */
 TEST_F_TIMEOUT(snap, a_failed_subbuf_change_that_cannot_be_undone_changes_nothing, 900)
 {
-	int failures;
+	int failures, i;
 
 	if (!exists("/proc/thread-self/make-it-fail") || !exists(FAULT "failslab"))
 		SKIP(return, "no fault injection (the debug kernel has it)");
@@ -1304,10 +1323,15 @@ TEST_F_TIMEOUT(snap, a_failed_subbuf_change_that_cannot_be_undone_changes_nothin
 	ASSERT_EQ(0, wr(T "snapshot_depth", "2"));
 	ASSERT_EQ(0, snap("F1"));
 	ASSERT_EQ(0, snap("F2"));
-	failures = sweep(_metadata, T "buffer_subbuf_size_kb", NULL, "8");
-	ASSERT_LT(0, failures);
-	TH_LOG("buffer_subbuf_size_kb: %d budgets ran out", failures);
-	ASSERT_TRUE(has(T "buffer_subbuf_size_kb", "8"));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wr(T "buffer_subbuf_size_kb", "4"));
+		failures = sweep(_metadata, T "buffer_subbuf_size_kb", NULL,
+				 "8", kinds[i].attr, kinds[i].step);
+		ASSERT_LT(0, failures);
+		TH_LOG("buffer_subbuf_size_kb, %s: %d budgets ran out",
+		       kinds[i].attr, failures);
+		ASSERT_TRUE(has(T "buffer_subbuf_size_kb", "8"));
+	}
 	ASSERT_EQ(0, snap("F3"));
 	EXPECT_STREQ("F3", tags(T "snapshot", "F"));
 }
@@ -1318,25 +1342,29 @@ TEST_F_TIMEOUT(snap, a_failed_subbuf_change_that_cannot_be_undone_changes_nothin
  */
 TEST_F_TIMEOUT(snap, a_failed_resize_that_cannot_be_undone_changes_nothing, 900)
 {
-	int failures;
+	int failures, i;
 
 	if (!exists("/proc/thread-self/make-it-fail") || !exists(FAULT "failslab"))
 		SKIP(return, "no fault injection (the debug kernel has it)");
 	if (!exists(T "per_cpu/cpu1"))
 		SKIP(return, "one CPU: no CPU to shrink while another grows");
 	ASSERT_EQ(0, fault_setup());
-	ASSERT_EQ(0, wr(T "buffer_size_kb", "128"));
-	ASSERT_EQ(0, wr(T "per_cpu/cpu0/buffer_size_kb", "32"));
 	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
 	ASSERT_EQ(0, snap("F1"));
 	ASSERT_EQ(0, snap("F2"));
 	ASSERT_EQ(0, snap("F3"));
-	failures = sweep(_metadata, T "buffer_size_kb", NULL, "64");
-	ASSERT_LT(0, failures);
-	TH_LOG("buffer_size_kb: %d budgets ran out", failures);
-	ASSERT_LT(0, rd(T "buffer_size_kb"));
-	ASSERT_LE(64, atoi(buf));
-	ASSERT_GT(128, atoi(buf));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wr(T "buffer_size_kb", "128"));
+		ASSERT_EQ(0, wr(T "per_cpu/cpu0/buffer_size_kb", "32"));
+		failures = sweep(_metadata, T "buffer_size_kb", NULL, "64",
+				 kinds[i].attr, kinds[i].step);
+		ASSERT_LT(0, failures);
+		TH_LOG("buffer_size_kb, %s: %d budgets ran out",
+		       kinds[i].attr, failures);
+		ASSERT_LT(0, rd(T "buffer_size_kb"));
+		ASSERT_LE(64, atoi(buf));
+		ASSERT_GT(128, atoi(buf));
+	}
 	/* A resize keeps what the buffers hold */
 	EXPECT_STREQ("F3", tags(T "snapshot", "F"));
 	EXPECT_STREQ("F2", tags(T "snapshots/1", "F"));
