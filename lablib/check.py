@@ -330,10 +330,12 @@ class Suite:
         self.rep = None
         self.problems = []
         self.secs = 0.0
+        self.cpu = 0.0
         self.start = None
         self.stdout_log = os.path.join(LOGDIR, f"{name}.log")
         self.stderr_log = os.path.join(LOGDIR, f"{name}.stderr.log")
         self.rundirs = []
+        self.whole = True
 
     @property
     def ok(self):
@@ -377,9 +379,12 @@ def run_suite(suite, argv, env, kernel, emit=emit):
             seen_version = True
             continue
         emit("  " + (line if seen_version or line.startswith("#") else "# " + line))
-    status = proc.wait()
+    # wait4() for the CPU time of the suite and every guest it ran.
+    _, wstatus, usage = os.wait4(proc.pid, 0)
+    status = proc.returncode = os.waitstatus_to_exitcode(wstatus)
     t.join()
     suite.secs = time.time() - t0
+    suite.cpu = usage.ru_utime + usage.ru_stime
     text, err = "".join(out_lines), "".join(err_lines)
     with open(suite.stdout_log, "w") as f:
         f.write(text)
@@ -402,20 +407,60 @@ def run_suite(suite, argv, env, kernel, emit=emit):
     emit(f"{'ok' if suite.ok else 'not ok'} {suite.num} {suite.name}")
 
 
-def one_core(name, accel):
-    """Whether suite `name` keeps one host core busy, and so may run next
-    to another such suite: a guest under single-threaded TCG, or
-    checkpatch.  Guests with several vCPUs (multi-threaded TCG, or KVM),
-    builds and the timing-sensitive placement suites run alone."""
-    argv = SUITES[name][1]
+# Suites that run alone even under TCG: their cases judge rates or
+# placement, which a guest next to them would change (the placement
+# suites, the demo), or they compile on every core.
+ALONE = {"cow", "cow-stock", "sched", "sched-4x2", "sched-nosmt", "sched-skips",
+         "demo", "demo-stock", "matrix", "article-drivers"}
+
+
+def shares(name, accel):
+    """Whether suite `name` may run next to others.  Under TCG every
+    suite may but those of ALONE: their guests mostly wait (the quick
+    tier kept 1.1 of 2 cores busy one suite at a time), and a TCG guest
+    descheduled for a while loses no time it can see.  Under KVM, whose
+    vCPUs are pinned to host CPUs, only checkpatch does."""
     if name == "series":
         return True
-    return accel == "tcg" and "--tcg" in argv and argv[argv.index("--tcg") + 1] == "single"
+    return accel == "tcg" and name not in ALONE
+
+
+# Suites at once by default, on a host of two or more cores.
+JOBS = 3
+
+DURATIONS = "durations.json"
+
+
+def last_durations():
+    """{suite: seconds} of each suite's last whole run, from LOGDIR."""
+    try:
+        with open(os.path.join(LOGDIR, DURATIONS)) as f:
+            return {k: float(v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def record_durations(suites):
+    """Keep the time of each suite that ran whole, for the next run's order."""
+    times = last_durations()
+    times.update({s.name: round(s.secs, 1) for s in suites if s.whole and s.rep})
+    with open(os.path.join(LOGDIR, DURATIONS), "w") as f:
+        json.dump(times, f, indent=1, sort_keys=True)
+
+
+def order(specs, accel):
+    """Suites that share first, the longest of their last runs first (a
+    suite never run counts as longest), so that the short ones fill in
+    at the end; then those that run alone, in the order named."""
+    times = last_durations()
+    share = [s for s in specs if shares(s[0], accel)]
+    share.sort(key=lambda s: -times.get(s[0], float("inf")))
+    return share + [s for s in specs if not shares(s[0], accel)]
 
 
 def run_all(jobs_plan, jobs):
-    """Run [(suite, argv, env, kernel, single)] with up to `jobs` of the
-    one-core suites at once; the others alone.  Each suite's KTAP is
+    """Run [(suite, argv, env, kernel, share)] with up to `jobs` of the
+    suites that share at once; the others alone.  Each suite's KTAP is
     printed whole, in suite order, once it and every suite before it
     have finished."""
     lock = threading.Condition()
@@ -446,9 +491,9 @@ def run_all(jobs_plan, jobs):
     threads = []
     for i, (suite, argv, env, kernel, single) in enumerate(jobs_plan):
         with lock:
-            # A suite that runs alone waits for every other to end, and a
-            # one-core suite for a free slot (one that runs alone is
-            # joined below before the next starts).
+            # A suite that runs alone waits for every other to end, and one
+            # that shares for a free slot (one that runs alone is joined
+            # below before the next starts).
             while running[0] >= (jobs if single else 1):
                 lock.wait()
             running[0] += 1
@@ -500,7 +545,7 @@ def print_kernels(names, kernel="lab", full=False):
 def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None):
     try:
         if jobs is None:
-            jobs = min(2, os.cpu_count() or 1)
+            jobs = JOBS if (os.cpu_count() or 1) > 1 else 1
         if jobs < 1:
             raise CheckError(f"--jobs {jobs}: want 1 or more")
         specs = parse_specs(names) or default_specs(full)
@@ -524,10 +569,11 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None)
     tier = "named suites" if names else ("full tier" if full else "quick tier")
     print(f"# {tier}; kernel {kernel}, accelerator {use}; logs in {os.path.relpath(LOGDIR)}/")
     if jobs > 1:
-        # The one-core suites first, so that they can run side by side.
-        specs.sort(key=lambda spec: not one_core(spec[0], use))
-        print(f"# up to {jobs} one-core suites at once (--jobs 1: one at a time, "
-              "in the order named)")
+        specs = order(specs, use)
+        alone = [n for n, _ in specs if not shares(n, use)]
+        print(f"# up to {jobs} suites at once, the longest first"
+              + (f"; alone: {', '.join(alone)}" if alone else "")
+              + " (--jobs 1: one at a time, in the order named)")
     print(f"1..{len(specs)}", flush=True)
     suites, plan = [], []
     for num, (name, _) in enumerate(specs, 1):
@@ -536,12 +582,14 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None)
         env = dict(os.environ, LAB_KERNEL=kernel, LAB_ACCEL=use,
                    **dict(SUITE_ENV.get(name, {}), **extra_env))
         suite = Suite(name, num)
+        suite.whole = not extra_argv and not extra_env
         if jobs == 1:
             run_suite(suite, argv, env, kernel)
         else:
-            plan.append((suite, argv, env, kernel, one_core(name, use)))
+            plan.append((suite, argv, env, kernel, shares(name, use)))
         suites.append(suite)
     run_all(plan, jobs)
+    record_durations(suites)
     passed = sum(s.rep.count("pass") for s in suites)
     failed = sum(s.rep.count("fail") + len(s.problems) for s in suites)
     skipped = sum(s.rep.count("skip") for s in suites)
@@ -550,7 +598,7 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None)
     for s in suites:
         print(f"#   {s.name:<18} {s.rep.count('pass'):4d} passed "
               f"{s.rep.count('fail') + len(s.problems):4d} failed "
-              f"{s.rep.count('skip'):4d} skipped  {s.secs:6.1f}s")
+              f"{s.rep.count('skip'):4d} skipped  {s.secs:6.1f}s, CPU {s.cpu:6.1f}s")
         for status, test, note in s.rep.results:
             if status in ("fail", "skip"):
                 print(f"#     {'failed' if status == 'fail' else 'skipped'}: {test}"

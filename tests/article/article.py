@@ -28,7 +28,7 @@ KERNEL = sys.argv[1] if len(sys.argv) > 1 else "lab"
 HERE = os.path.join(TOP, "tests/article")
 
 # The tick: the same busy loop on housekeeping CPU 1 and on CPU 3.
-NOHZ_SECS = 10
+NOHZ_SECS = 5
 NOHZ_RATIO = 10     # nohz_full: CPU 1 takes at least 10x the ticks of CPU 3
 CONTROL_RATIO = 2   # without it both tick alike: within 2x of each other
 MIN_TICKS = 5 * NOHZ_SECS   # a ticking CPU: HZ is 100 or more; 5/s is dead

@@ -30,24 +30,28 @@ no_padding() {
 }
 check events_have_no_common_padding no_padding
 
-# The common fields of every format, as "name offset size" lines.
+# The common fields of every format, one line per format file:
+# "FILE: name offset size,name offset size,...".  One awk over all of
+# them: a sed per file cost about 80 s of the suite under TCG.
 common_fields() {
-	sed -n 's/^\tfield:[^;]* \(common_[a-z_]*\);\toffset:\([0-9]*\);\tsize:\([0-9]*\);.*/\1 \2 \3/p' "$1"
+	awk -F'\t' '
+	FNR == 1 && NR > 1 { print file ": " cur; cur = "" }
+	FNR == 1 { file = FILENAME }
+	$2 ~ /^field:.* common_[a-z_]*;$/ {
+		n = $2; sub(/;$/, "", n); sub(/.* /, "", n)
+		o = $3; sub(/^offset:/, "", o); sub(/;$/, "", o)
+		s = $4; sub(/^size:/, "", s); sub(/;$/, "", s)
+		cur = cur (cur == "" ? "" : ",") n " " o " " s
+	}
+	END { if (NR) print file ": " cur }' "$@"
 }
-want="common_type 0 2
-common_flags 2 1
-common_preempt_count 3 1
-common_pid 4 4"
+want="common_type 0 2,common_flags 2 1,common_preempt_count 3 1,common_pid 4 4"
 exact_common() {
-	bad=0
-	for f in "$T"/events/*/*/format; do
-		if [ "$(common_fields "$f")" != "$want" ]; then
-			[ $bad -lt 3 ] && echo "# $f: $(common_fields "$f" | tr '\n' ',')"
-			bad=$((bad + 1))
-		fi
-	done
+	common_fields "$T"/events/*/*/format > /tmp/common-fields
+	bad=$(grep -vc ": $want\$" /tmp/common-fields)
+	grep -v ": $want\$" /tmp/common-fields | head -3 | sed 's/^/# /'
 	echo "# formats whose common fields differ: $bad of $formats"
-	[ "$formats" -gt 0 ] && [ $bad -eq 0 ]
+	[ "$formats" -gt 0 ] && [ "$(wc -l < /tmp/common-fields)" -eq "$formats" ] && [ "$bad" -eq 0 ]
 }
 check common_fields_are_type_flags_preempt_count_pid exact_common
 

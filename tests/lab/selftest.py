@@ -19,8 +19,12 @@ TOPOLOGY = os.path.join(TOP, "tests/lab/topology.sh")
 
 
 def run(argv, keep=False, **kw):
-    """guest.run() of argv in the guest of GuestSpec.make(**kw)."""
+    """guest.run() of argv in the guest of GuestSpec.make(**kw).  Two
+    CPUs unless kw names a topology: a 20-vCPU boot costs 4.7 CPU-s under
+    TCG, a 2-vCPU one 2.9; the topology cases boot the 10 x 2 package."""
     out, err = io.BytesIO(), io.BytesIO()
+    if not {"topology", "smp", "numa"} & kw.keys():
+        kw["smp"] = 2
     kw.setdefault("kernel", KERNEL)
     kw.setdefault("timeout", 120)
     res = guest.run(guest.GuestSpec.make(**kw), argv, stdout=out, stderr=err, keep=keep)
@@ -90,7 +94,7 @@ def test_panic_is_reported_as_crash():
 
 
 def test_hang_is_reported_as_timeout():
-    res, _, _ = run(["sleep", "600"], timeout=25)
+    res, _, _ = run(["sleep", "600"], timeout=10)
     assert res.kind == "timeout" and res.status == guest.EXIT_TIMEOUT, (res.kind, res.status)
 
 
@@ -287,11 +291,42 @@ def test_env_reaches_the_command():
 
 
 def test_shell_reads_the_terminal_and_exits_with_it():
-    p = subprocess.run([os.path.join(TOP, "lab"), "shell", "--kernel", KERNEL, "--smp", "1",
-                        "--timeout", "120"], input="echo hello-$((6*7))\nexit 5\n",
-                       capture_output=True, text=True)
-    assert p.returncode == 5, (p.returncode, p.stdout[-1500:], p.stderr[-1500:])
-    assert "hello-42" in p.stdout, p.stdout[-1500:]
+    """What is typed at the prompt reaches the guest's shell, and its exit
+    status is lab's.  The lines go in once the prompt shows, as a user
+    types them: the serial line drops what comes before the shell has
+    set the terminal up."""
+    import threading
+    p = subprocess.Popen([os.path.join(TOP, "lab"), "shell", "--kernel", KERNEL, "--smp", "1",
+                          "--timeout", "120"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE)
+    out, err = bytearray(), []
+    prompt = threading.Event()
+
+    def read_out():
+        for chunk in iter(lambda: p.stdout.read1(4096), b""):
+            out.extend(chunk)
+            if re.search(rb"[#$] (\x1b\[\?2004h)?$", bytes(out[-64:])):
+                prompt.set()
+        prompt.set()
+
+    reader = threading.Thread(target=read_out, daemon=True)
+    reader.start()
+    errs = threading.Thread(target=lambda: err.append(p.stderr.read()), daemon=True)
+    errs.start()
+    saw_prompt = prompt.wait(110)
+    try:
+        p.stdin.write(b"echo hello-$((6*7))\nexit 5\n")
+        p.stdin.close()
+    except BrokenPipeError:
+        pass
+    status = p.wait(timeout=130)
+    reader.join(10)
+    errs.join(10)
+    text = out.decode(errors="replace")
+    stderr = (err[0] if err else b"").decode(errors="replace")
+    assert saw_prompt, ("no prompt", text[-1500:], stderr[-1500:])
+    assert status == 5, (status, text[-1500:], stderr[-1500:])
+    assert "hello-42" in text, text[-1500:]
 
 
 def test_qemu_args_are_passed_and_a_bad_one_is_reported():
@@ -422,53 +457,62 @@ def test_check_prints_one_ktap_document_and_a_kcidb_report():
     assert report["builds"][0]["checkout_id"] == report["checkouts"][0]["id"]
 
 
-def test_check_runs_two_one_core_suites_side_by_side():
-    """lab check -j 2: two one-core stand-ins (--tcg single) overlap, the
-    suite that runs alone overlaps none, the one-core suites come first,
-    and each suite's KTAP stays whole; -j 1 runs them one at a time, in
-    the order named."""
+def test_check_runs_suites_side_by_side_the_longest_first():
+    """lab check -j 2 under TCG: two suites that share overlap, the longest
+    of their last runs first; one of ALONE overlaps none and comes last;
+    each suite's KTAP stays whole; the times of whole runs are kept for
+    the next.  -j 1 runs them one at a time, in the order named."""
     import contextlib
+    import json
     import tempfile
     from lablib import check
     tmp = tempfile.mkdtemp(prefix="lab-jobs-", dir=os.path.join(TOP, "build"))
     log = os.path.join(tmp, "times")
     body = ('echo "$0 $(date +%s.%N)" >> ' + log + '; sleep 1; echo "$0 $(date +%s.%N)" >> '
             + log + '; echo "KTAP version 1"; echo 1..2; echo "ok 1 a"; echo "ok 2 b"')
-    fake = {"x": ("stand-in", ["sh", "-c", body, "x"]),
-            "o1": ("stand-in", ["sh", "-c", body, "o1", "--tcg", "single"]),
-            "o2": ("stand-in", ["sh", "-c", body, "o2", "--tcg", "single"])}
-    saved, saved_logdir = dict(check.SUITES), check.LOGDIR
+    fake = {n: ("stand-in", ["sh", "-c", body, n]) for n in ("x", "s1", "s2")}
+    saved, saved_logdir, saved_alone = dict(check.SUITES), check.LOGDIR, set(check.ALONE)
     check.SUITES.update(fake)
+    check.ALONE.add("x")
     check.LOGDIR = tmp
     try:
         runs = {}
         for jobs in (2, 1):
             open(log, "w").close()
+            # s2 took longer last time, so it starts first.
+            with open(os.path.join(tmp, check.DURATIONS), "w") as f:
+                json.dump({"s1": 5.0, "s2": 50.0, "other": 7.0}, f)
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
-                status = check.main(["x", "o1", "o2"], accel="tcg", jobs=jobs)
+                status = check.main(["x", "s1", "s2"], accel="tcg", jobs=jobs)
             spans = {}
             for line in open(log):
                 name, t = line.split()
                 spans.setdefault(name, []).append(float(t))
-            runs[jobs] = (status, out.getvalue(), spans)
+            with open(os.path.join(tmp, check.DURATIONS)) as f:
+                kept = json.load(f)
+            runs[jobs] = (status, out.getvalue(), spans, kept)
     finally:
         check.SUITES.clear()
         check.SUITES.update(saved)
+        check.ALONE.clear()
+        check.ALONE.update(saved_alone)
         check.LOGDIR = saved_logdir
         subprocess.run(["rm", "-rf", tmp])
 
     def overlap(spans, a, b):
         return spans[a][0] < spans[b][1] and spans[b][0] < spans[a][1]
 
-    for jobs, order, both in ((2, ["o1", "o2", "x"], True), (1, ["x", "o1", "o2"], False)):
-        status, text, spans = runs[jobs]
+    for jobs, order, both in ((2, ["s2", "s1", "x"], True), (1, ["x", "s1", "s2"], False)):
+        status, text, spans, kept = runs[jobs]
         assert status == 0 and text.splitlines()[-1] == "6 passed, 0 failed", text
         rep = ktap.parse(text)
         assert not rep.problems(), rep.problems()
         assert [r[1] for r in rep.results] == [f"{n}.{t}" for n in order for t in "ab"], text
-        assert overlap(spans, "o1", "o2") == both, (jobs, spans)
-        assert not overlap(spans, "x", "o1") and not overlap(spans, "x", "o2"), (jobs, spans)
+        assert overlap(spans, "s1", "s2") == both, (jobs, spans)
+        assert not overlap(spans, "x", "s1") and not overlap(spans, "x", "s2"), (jobs, spans)
+        assert spans[order[0]][0] <= spans[order[1]][0], (jobs, order, spans)
+        assert kept["other"] == 7.0 and all(1 <= kept[n] < 5 for n in fake), kept
 
 
 def test_check_finds_the_run_directory_of_a_crash_a_splat_and_a_failure():
