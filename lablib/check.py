@@ -125,8 +125,10 @@ NOT_BY_DEFAULT = {}
 # user-visible feature on the lab kernel, which is the only kernel it
 # builds.  The full tier (`make check-full`, `./lab check --full`, CI) runs
 # every suite, adding the debug and stock kernels, the stress, the config
-# matrix, ftracetest, the other topologies and the drivers.
-QUICK = ["lab", "series", "cow", "sched", "badinput", "snapshot", "history", "lifetime",
+# matrix, ftracetest, the other topologies, the drivers and checkpatch
+# (`series`, a check of the patches rather than of a feature; `make
+# checkpatch` runs it alone).
+QUICK = ["lab", "cow", "sched", "badinput", "snapshot", "history", "lifetime",
          "latency", "recorder", "trace-cmd", "badinput-snapshot", "article", "demo"]
 
 # The kernels a suite needs built, when not just the one under test

@@ -157,11 +157,14 @@ def build_init():
         if not shutil.which("gcc"):
             raise LabError("gcc not found, and guest/init.c needs building: run 'make deps'")
         os.makedirs(os.path.dirname(exe), exist_ok=True)
-        cc = subprocess.run(["gcc", "-static", "-O2", "-Wall", "-o", exe + ".tmp", src],
+        # A temporary name of this process's own: lab check starts several
+        # guests at once, and on a fresh clone each builds the init.
+        tmp = f"{exe}.{os.getpid()}.{threading.get_ident()}.tmp"
+        cc = subprocess.run(["gcc", "-static", "-O2", "-Wall", "-o", tmp, src],
                             capture_output=True, text=True)
         if cc.returncode:
             raise LabError(f"cannot build guest/init.c:\n{cc.stderr}")
-        os.replace(exe + ".tmp", exe)
+        os.replace(tmp, exe)
     return exe
 
 
