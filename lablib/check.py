@@ -433,18 +433,26 @@ JOBS = 3
 DURATIONS = "durations.json"
 
 
-def last_durations():
-    """{suite: seconds} of each suite's last whole run, from LOGDIR."""
+def _durations(path):
     try:
-        with open(os.path.join(LOGDIR, DURATIONS)) as f:
+        with open(path) as f:
             return {k: float(v) for k, v in json.load(f).items()}
     except (OSError, ValueError, AttributeError):
         return {}
 
 
+def last_durations():
+    """{suite: seconds} of each suite's last whole run here (LOGDIR), else
+    of a run of ours (lablib/durations.json: TCG, 2 cores, three at once),
+    so that a fresh clone starts the long suites first too."""
+    times = _durations(os.path.join(TOP, "lablib", DURATIONS))
+    times.update(_durations(os.path.join(LOGDIR, DURATIONS)))
+    return times
+
+
 def record_durations(suites):
     """Keep the time of each suite that ran whole, for the next run's order."""
-    times = last_durations()
+    times = _durations(os.path.join(LOGDIR, DURATIONS))
     times.update({s.name: round(s.secs, 1) for s in suites if s.whole and s.rep})
     with open(os.path.join(LOGDIR, DURATIONS), "w") as f:
         json.dump(times, f, indent=1, sort_keys=True)
