@@ -498,6 +498,35 @@ def collect(rundir, timed_out):
     return Result(EXIT_QEMU, "qemu", rundir, text + qtext)
 
 
+def qemu_version(qemu):
+    """(major, minor) of `qemu --version`, or None if it says none."""
+    try:
+        out = subprocess.run([qemu, "--version"], capture_output=True, text=True,
+                             timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"version (\d+)\.(\d+)", out)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
+# Multi-threaded TCG before QEMU 10 can run a stale translation of code
+# the kernel has just patched: "Oops: int3" at func+0x1 after a tracer
+# switch, seen on QEMU 7.2 and not on 10.0 (docs/lab.md).
+MTTCG_TEXT_POKE_FIXED = (10, 0)
+
+
+def text_poke_note(spec):
+    """The note for a user who may switch tracers in this guest, or None."""
+    if spec.accel != "tcg" or spec.tcg != "multi":
+        return None
+    version = qemu_version(spec.qemu)
+    if version is None or version >= MTTCG_TEXT_POKE_FIXED:
+        return None
+    return (f"QEMU {version[0]}.{version[1]}'s multi-threaded TCG can oops on "
+            "live text patching ('Oops: int3' after switching tracers); "
+            "--tcg single avoids it, and so does QEMU 10 (bookworm-backports)")
+
+
 def run(spec, argv, stdout=None, stderr=None, keep=False, interactive=False,
         notes=None):
     """Boot spec's guest, run argv in it and return a Result.
@@ -510,6 +539,8 @@ def run(spec, argv, stdout=None, stderr=None, keep=False, interactive=False,
     need_command(argv)
     check_command(argv[0])
     _tell(spec.accel_note, notes)
+    if interactive:
+        _tell(text_poke_note(spec), notes)
     stdout = stdout or sys.stdout.buffer
     stderr = stderr or sys.stderr.buffer
     rundir = make_rundir(argv, spec.env)
