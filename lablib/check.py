@@ -419,9 +419,9 @@ ALONE = {"cow", "cow-stock", "sched", "sched-4x2", "sched-nosmt", "sched-skips",
 def shares(name, accel):
     """Whether suite `name` may run next to others.  Under TCG every
     suite may but those of ALONE: their guests mostly wait (the quick
-    tier kept 1.1 of 2 cores busy one suite at a time), and a TCG guest
-    descheduled for a while loses no time it can see.  Under KVM, whose
-    vCPUs are pinned to host CPUs, only checkpatch does."""
+    tier kept 1.1 of 2 cores busy one suite at a time), and their cases
+    judge what the kernel did, not how fast.  Under KVM, whose vCPUs are
+    pinned to host CPUs, only checkpatch does."""
     if name == "series":
         return True
     return accel == "tcg" and name not in ALONE
@@ -499,20 +499,20 @@ def run_all(jobs_plan, jobs):
                 lock.notify_all()
 
     threads = []
-    for i, (suite, argv, env, kernel, single) in enumerate(jobs_plan):
+    for i, (suite, argv, env, kernel, share) in enumerate(jobs_plan):
         with lock:
             # A suite that runs alone waits for every other to end, and one
             # that shares for a free slot (one that runs alone is joined
             # below before the next starts).
-            while running[0] >= (jobs if single else 1):
+            while running[0] >= (jobs if share else 1):
                 lock.wait()
             running[0] += 1
-        if not single:
+        if not share:
             emit(f"# {suite.name}: running alone")
         t = threading.Thread(target=work, args=(i, suite, argv, env, kernel))
         t.start()
         threads.append(t)
-        if not single:
+        if not share:
             t.join()
     for t in threads:
         t.join()
