@@ -39,6 +39,9 @@ export LOCALVERSION="-$name"
 kmake() { make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" "$@"; }
 
 echo "kernel: configuring $name (tinyconfig +$(for f in $frags; do printf ' config/%s' "${f##*/}"; done))"
+# tinyconfig's own olddefconfig pass cannot be merged with ours: a
+# fragment that turns SLUB_TINY off (the debug kernel's) would then find
+# SLAB_MERGE_DEFAULT set to n by allnoconfig instead of its default.
 kmake -s tinyconfig >/dev/null
 # shellcheck disable=SC2086
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags >/dev/null
@@ -62,18 +65,24 @@ fi
 
 echo "kernel: building $name in ${out#$top/} ($jobs jobs, ccache)"
 start=$(date +%s)
-kmake -j"$jobs" bzImage
 # The test modules built outside the tree, into build/modules/$name/:
 # the lab suite's splat module (lockdep reports LKDTM cannot provoke) and
 # the article suite's regmap KUnit module, the history suite's module
 # with a trace event, and the tree's preemptirq_delay_test for ftracetest.
-kmake -s -j"$jobs" modules	# Module.symvers, for modpost
+# One make run for the image and the in-tree modules (Module.symvers, for
+# modpost), then the four outside modules side by side.
+kmake -j"$jobs" bzImage modules
+pids=
 for m in tests/lab/splat tests/article/regmap tests/snapshot/modevent \
 	tests/snapshot/preemptirq; do
 	mod=$top/build/modules/$name/${m##*/}
 	rm -rf "$mod" && mkdir -p "$mod" && cp "$top/$m"/* "$mod"/
 	[ "$m" != tests/snapshot/preemptirq ] ||
 		cp "$src/kernel/trace/preemptirq_delay_test.c" "$mod"/
-	kmake -s M="$mod" modules
+	kmake -s M="$mod" modules &
+	pids="$pids $!"
 done
+failed=0
+for p in $pids; do wait "$p" || failed=1; done
+[ "$failed" = 0 ] || { echo "kernel: an outside test module of $name failed to build (above)" >&2; exit 1; }
 echo "kernel: $name built in $(( $(date +%s) - start ))s: $(cat "$out/include/config/kernel.release") ($(git -C "$src" describe --always --tags 2>/dev/null))"

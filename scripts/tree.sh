@@ -78,17 +78,22 @@ do_apply() {
 	fi
 	git_ checkout -q -B lab base
 	[ -f "$patches/series" ] || { echo "tree: no patches/series, tree is at base"; return 0; }
-	n=0
 	list=$("$top/scripts/topics.py" list) || die "patches/ is not a set of topic series"
+	n=0
 	for p in $list; do
 		[ -f "$patches/$p" ] || die "patches/${p%/*}/series names ${p##*/}, which does not exist"
-		if ! out=$(git_ am -q "$patches/$p" 2>&1); then
-			git_ am --abort >/dev/null 2>&1 || true
-			echo "$out" | grep -E '^(error|Patch failed|fatal)' >&2 || echo "$out" >&2
-			die "patch $p does not apply to build/linux (see the file and hunk above)"
-		fi
 		n=$((n + 1))
 	done
+	# One git am for the whole series: one refresh of the index, not one
+	# per patch (4 s against 18 s for 39 patches).
+	# shellcheck disable=SC2086
+	if ! out=$(git_ am -q $(echo "$list" | sed "s|^|$patches/|") 2>&1); then
+		k=$(cat "$tree/$(git_ rev-parse --git-path rebase-apply/next)" 2>/dev/null || echo 0)
+		git_ am --abort >/dev/null 2>&1 || true
+		echo "$out" | grep -E '^(error|Patch failed|fatal)' >&2 || echo "$out" >&2
+		p=$(echo "$list" | sed -n "${k}p")
+		die "patch ${p:-of patches/} does not apply to build/linux (see the file and hunk above)"
+	fi
 	echo "tree: applied $n patches onto base"
 }
 
