@@ -52,8 +52,9 @@ SUITES = {
                     [LAB, "run", "--kernel", "{kernel}", "--smp", "8", "--",
                      "build/selftests/sis_test"]),
     "sched-skips": ("sis_cow_test and sis_test skip or judge, never fail: cpusets, an "
-                    "isolated partition, an offline CPU, a busy machine",
-                    [LAB, "run", "--kernel", "{kernel}", "--", "tests/sched/skips.sh"]),
+                    "isolated partition, an offline CPU, a busy machine, another LLC busy",
+                    [LAB, "run", "--kernel", "{kernel}", "--numa", "2", "--",
+                     "tests/sched/skips.sh"]),
     # Single-threaded TCG: switching latency tracers live-patches text, and
     # multi-threaded TCG sometimes oopses on its int3 (seen once here, on a
     # tracer switch in code the series does not touch).

@@ -4,7 +4,10 @@
 # skip, saying why, or pass; never fail.  Each runs in a cpuset of one
 # CPU, in a cpuset of two CPUs of one LLC, in an isolated cpuset
 # partition (CPUs with no sched domains, which cache/index3 would still
-# show as one LLC), with a CPU offline, and with every CPU busy.
+# show as one LLC), with a CPU offline, and with every CPU busy.  Work
+# on another LLC's CPUs must not make them skip: it cannot change where a
+# wake-up lands in this one.  The suite boots two sockets (--numa 2), two
+# LLCs: CPUs 0-9 and 10-19.
 # Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
@@ -44,11 +47,14 @@ cpuset() {
 }
 
 ktap_print_header
-ktap_set_plan 10
+ktap_set_plan 12
 mkdir -p $cg
 mount -t cgroup2 none $cg 2>/dev/null
 echo +cpuset > $cg/cgroup.subtree_control ||
 	ktap_exit_fail_msg "no cpuset controller (CONFIG_CPUSETS)"
+pkg() { cat /sys/devices/system/cpu/cpu$1/topology/physical_package_id; }
+[ "$(pkg 0)" = "$(pkg 9)" ] && [ "$(pkg 0)" != "$(pkg 10)" ] ||
+	ktap_exit_fail_msg "want two sockets of CPUs 0-9 and 10-19: boot with --numa 2"
 # Two cores of one LLC: CPUs 0 and 2 (QEMU numbers threads first).
 cpuset one 0 && cpuset two 0,2 && cpuset iso 4-7 isolated ||
 	ktap_exit_fail_msg "cannot make the cpusets"
@@ -91,6 +97,17 @@ done
 for prog in sis_cow_test sis_test; do
 	run_in "" $sel/$prog; s=$?
 	expect "$prog on a busy machine skips" $s skip "busy"
+done
+kill $pids
+
+# Four CPUs of the other LLC busy: the tests judge in this one.
+pids=
+for cpu in 10 11 12 13; do
+	taskset -c $cpu sh -c 'while :; do :; done' & pids="$pids $!"
+done
+for prog in sis_cow_test sis_test; do
+	run_in "" $sel/$prog; s=$?
+	expect "$prog with another LLC busy passes" $s pass
 done
 kill $pids
 ktap_finished
