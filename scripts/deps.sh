@@ -23,6 +23,13 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
+# The package lists are usually fresh (the set-up's first line updates
+# them): refresh them only when the install cannot find or fetch what it
+# needs, which saves a second update (16 s on a bare machine).
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing
+if ! apt-get install -y -qq --no-install-recommends $missing 2>/dev/null; then
+	echo "deps: updating the package lists"
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing
+fi
