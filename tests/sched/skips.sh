@@ -5,9 +5,10 @@
 # CPU, in a cpuset of two CPUs of one LLC, in an isolated cpuset
 # partition (CPUs with no sched domains, which cache/index3 would still
 # show as one LLC), with a CPU offline, and with every CPU busy.  Work
-# on another LLC's CPUs must not make them skip: it cannot change where a
-# wake-up lands in this one.  The suite boots two sockets (--numa 2), two
-# LLCs: CPUs 0-9 and 10-19.
+# on another LLC's CPUs must not make them skip (without asymmetric CPU
+# capacity, select_idle_sibling() looks at the target's LLC only); work
+# on the pair's LLC, on CPUs other than the pair's, must.  The suite boots two sockets (--numa 2), two LLCs:
+# CPUs 0-9 and 10-19.
 # Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
@@ -47,7 +48,7 @@ cpuset() {
 }
 
 ktap_print_header
-ktap_set_plan 12
+ktap_set_plan 14
 mkdir -p $cg
 mount -t cgroup2 none $cg 2>/dev/null
 echo +cpuset > $cg/cgroup.subtree_control ||
@@ -97,6 +98,18 @@ done
 for prog in sis_cow_test sis_test; do
 	run_in "" $sel/$prog; s=$?
 	expect "$prog on a busy machine skips" $s skip "busy"
+done
+kill $pids
+
+# Four CPUs of their LLC busy, none of those they run on: both skip.  A
+# gate that summed only the pair's own CPUs would judge here.
+pids=
+for cpu in 6 7 8 9; do
+	taskset -c $cpu sh -c 'while :; do :; done' & pids="$pids $!"
+done
+for prog in sis_cow_test sis_test; do
+	run_in "" $sel/$prog; s=$?
+	expect "$prog with four other CPUs of its LLC busy skips" $s skip "LLC busy"
 done
 kill $pids
 
