@@ -7,8 +7,8 @@
 # show as one LLC), with a CPU offline, and with every CPU busy.  Work
 # on another LLC's CPUs must not make them skip (without asymmetric CPU
 # capacity, select_idle_sibling() looks at the target's LLC only); work
-# on the pair's LLC, on CPUs other than the pair's, must.  The suite boots two sockets (--numa 2), two LLCs:
-# CPUs 0-9 and 10-19.
+# on the pair's LLC, on CPUs other than those it starts on, must.  The
+# suite boots two sockets (--numa 2), two LLCs: CPUs 0-9 and 10-19.
 # Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
@@ -101,8 +101,8 @@ for prog in sis_cow_test sis_test; do
 done
 kill $pids
 
-# Four CPUs of their LLC busy, none of those they run on: both skip.  A
-# gate that summed only the pair's own CPUs would judge here.
+# Four CPUs of their LLC busy, none of those the pairs start on: both
+# skip.  A gate that summed only the pair's own CPUs would judge here.
 pids=
 for cpu in 6 7 8 9; do
 	taskset -c $cpu sh -c 'while :; do :; done' & pids="$pids $!"
