@@ -48,7 +48,7 @@ cpuset() {
 }
 
 ktap_print_header
-ktap_set_plan 14
+ktap_set_plan 15
 mkdir -p $cg
 mount -t cgroup2 none $cg 2>/dev/null
 echo +cpuset > $cg/cgroup.subtree_control ||
@@ -111,6 +111,12 @@ for prog in sis_cow_test sis_test; do
 	run_in "" $sel/$prog; s=$?
 	expect "$prog with four other CPUs of its LLC busy skips" $s skip "LLC busy"
 done
+# The same load seen from a cpuset of two cores of that LLC: the gate sums
+# the whole LLC, whose idle scan covers the CPUs the cpuset leaves out.
+cpuset two 0,2 || ktap_exit_fail_msg "cannot make the cpuset"
+run_in two $sel/sis_cow_test; s=$?
+expect "sis_cow_test in two cores, four other CPUs of its LLC busy, skips" $s skip "LLC busy"
+rmdir $cg/two
 kill $pids
 
 # Four CPUs of the other LLC busy: the tests judge in this one.
