@@ -41,6 +41,20 @@ expect() {
 	fi
 	ktap_test_result "$name" [ $ok = 1 ]
 }
+# both WHAT WANT [TEXT]: each program in the root cgroup, one result each
+both() {
+	for prog in sis_cow_test sis_test; do
+		run_in "" $sel/$prog; s=$?
+		expect "$prog $1" $s "$2" "$3"
+	done
+}
+# spin CPU...: a busy loop pinned to each CPU; their pids in $pids
+spin() {
+	pids=
+	for cpu; do
+		taskset -c "$cpu" sh -c 'while :; do :; done' & pids="$pids $!"
+	done
+}
 # cpuset NAME CPUS [PARTITION]: a child cgroup of the root with those CPUs
 cpuset() {
 	mkdir -p "$cg/$1" && echo "$2" > "$cg/$1/cpuset.cpus" || return 1
@@ -84,33 +98,18 @@ done
 rmdir $cg/one $cg/two $cg/iso
 
 echo 0 > /sys/devices/system/cpu/cpu3/online
-for prog in sis_cow_test sis_test; do
-	run_in "" $sel/$prog; s=$?
-	expect "$prog with CPU 3 offline skips" $s skip "CPUs 3 are offline"
-done
+both "with CPU 3 offline skips" skip "CPUs 3 are offline"
 echo 1 > /sys/devices/system/cpu/cpu3/online
 
 # Every CPU busy for the whole run.
-pids=
-for i in $(seq "$(nproc)"); do
-	sh -c 'while :; do :; done' & pids="$pids $!"
-done
-for prog in sis_cow_test sis_test; do
-	run_in "" $sel/$prog; s=$?
-	expect "$prog on a busy machine skips" $s skip "busy"
-done
+spin $(seq 0 $(($(nproc) - 1)))
+both "on a busy machine skips" skip "busy"
 kill $pids
 
 # Four CPUs of their LLC busy, none of those the pairs start on: both
 # skip.  A gate that summed only the pair's own CPUs would judge here.
-pids=
-for cpu in 6 7 8 9; do
-	taskset -c $cpu sh -c 'while :; do :; done' & pids="$pids $!"
-done
-for prog in sis_cow_test sis_test; do
-	run_in "" $sel/$prog; s=$?
-	expect "$prog with four other CPUs of its LLC busy skips" $s skip "LLC busy"
-done
+spin 6 7 8 9
+both "with four other CPUs of its LLC busy skips" skip "LLC busy"
 # The same load seen from a cpuset of two cores of that LLC: the gate sums
 # the whole LLC, whose idle scan covers the CPUs the cpuset leaves out.
 cpuset two 0,2 || ktap_exit_fail_msg "cannot make the cpuset"
@@ -120,13 +119,7 @@ rmdir $cg/two
 kill $pids
 
 # Four CPUs of the other LLC busy: the tests judge in this one.
-pids=
-for cpu in 10 11 12 13; do
-	taskset -c $cpu sh -c 'while :; do :; done' & pids="$pids $!"
-done
-for prog in sis_cow_test sis_test; do
-	run_in "" $sel/$prog; s=$?
-	expect "$prog with another LLC busy passes" $s pass
-done
+spin 10 11 12 13
+both "with another LLC busy passes" pass
 kill $pids
 ktap_finished
