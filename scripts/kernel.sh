@@ -42,10 +42,10 @@ echo "kernel: configuring $name (tinyconfig +$(for f in $frags; do printf ' conf
 # tinyconfig's own olddefconfig pass cannot be merged with ours: a
 # fragment that turns SLUB_TINY off (the debug kernel's) would then find
 # SLAB_MERGE_DEFAULT set to n by allnoconfig instead of its default.
-kmake -s tinyconfig >/dev/null
+kmake -s -j"$jobs" tinyconfig >/dev/null
 # shellcheck disable=SC2086
 "$src/scripts/kconfig/merge_config.sh" -m -O "$out" "$out/.config" $frags >/dev/null
-kmake -s olddefconfig >/dev/null
+kmake -s -j"$jobs" olddefconfig >/dev/null
 
 # merge_config.sh only warns about options Kconfig dropped; we fail.
 # shellcheck disable=SC2086
