@@ -55,6 +55,9 @@ SUITES = {
               [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_test"]),
     "cow": ("the knob-free bouncing-cow selftest: a ping-pong pair stands still",
             [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_cow_test"]),
+    "sched-gates": ("the selftests' sched_ext gate (sis_llc.h), on the host, against "
+                    "files shaped like /sys/kernel/sched_ext",
+                    ["build/selftests/scx_gate"]),
     "cow-stock": ("the same on the stock kernel, which it judges without the lab's knobs",
                   [LAB, "run", "--kernel", "stock", "--", "build/selftests/sis_cow_test"]),
     "sched-4x2": ("the same on a second SMT topology, 4 cores x 2 threads",
@@ -138,13 +141,13 @@ NOT_BY_DEFAULT = {}
 # matrix, ftracetest, the other topologies, the drivers and checkpatch
 # (`series`, a check of the patches rather than of a feature; `make
 # checkpatch` runs it alone).
-QUICK = ["lab", "cow", "sched", "badinput", "snapshot", "history", "lifetime",
+QUICK = ["lab", "cow", "sched", "sched-gates", "badinput", "snapshot", "history", "lifetime",
          "latency", "recorder", "trace-cmd", "badinput-snapshot", "article", "demo"]
 
 # The kernels a suite needs built, when not just the one under test
 # ({kernel}, the lab kernel unless --kernel says otherwise).
 KERNELS = {
-    "series": [], "matrix": [],
+    "series": [], "matrix": [], "sched-gates": [],
     "lab-debug": ["debug"], "history-debug": ["debug"],
     "lifetime-debug": ["debug"], "stress": ["debug"], "latency-debug": ["debug"],
     "article-drivers": [],
@@ -431,8 +434,9 @@ def shares(name, accel):
     suite may but those of ALONE: their guests mostly wait (the quick
     tier kept 1.1 of 2 cores busy one suite at a time), and their cases
     judge what the kernel did, not how fast.  Under KVM, whose vCPUs are
-    pinned to host CPUs, only checkpatch does."""
-    if name == "series":
+    pinned to host CPUs, only the host suites without a guest do
+    (checkpatch, the sched_ext gate)."""
+    if name in ("series", "sched-gates"):
         return True
     return accel == "tcg" and name not in ALONE
 

@@ -20,6 +20,11 @@ if [ ! -x "$out/sis_test" ] || [ ! -x "$out/sis_cow_test" ] || [ -n "$stale" ]; 
 	touch "$out/sis_test"
 fi
 # Project tests that use the tree's kselftest harness.
+if [ ! -x "$out/scx_gate" ] || [ "$top/tests/sched/scx_gate.c" -nt "$out/scx_gate" ] ||
+   [ "$src/sched/sis_llc.h" -nt "$out/scx_gate" ]; then
+	echo "selftests: building scx_gate"
+	gcc -O2 -Wall -Wno-unused-function -I"$src" -o "$out/scx_gate" "$top/tests/sched/scx_gate.c"
+fi
 if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ] ||
    [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_history" ] ||
    [ "$top/tests/snapshot/tracefs_write.h" -nt "$out/snapshot_history" ]; then
