@@ -55,9 +55,9 @@ SUITES = {
               [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_test"]),
     "cow": ("the knob-free bouncing-cow selftest: a ping-pong pair stands still",
             [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_cow_test"]),
-    "sched-gates": ("the selftests' sched_ext gate (sis_llc.h), on the host, against "
-                    "files shaped like /sys/kernel/sched_ext",
-                    ["build/selftests/scx_gate"]),
+    "sched-gates": ("the selftests' sched_ext and asymmetric-capacity gates (sis_llc.h), "
+                    "on the host, against files shaped like /sys",
+                    ["build/selftests/llc_gates"]),
     "cow-stock": ("the same on the stock kernel, which it judges without the lab's knobs",
                   [LAB, "run", "--kernel", "stock", "--", "build/selftests/sis_cow_test"]),
     "sched-4x2": ("the same on a second SMT topology, 4 cores x 2 threads",
@@ -435,7 +435,7 @@ def shares(name, accel):
     tier kept 1.1 of 2 cores busy one suite at a time), and their cases
     judge what the kernel did, not how fast.  Under KVM, whose vCPUs are
     pinned to host CPUs, only the host suites without a guest do
-    (checkpatch, the sched_ext gate)."""
+    (checkpatch, the sis_llc.h gates)."""
     if name in ("series", "sched-gates"):
         return True
     return accel == "tcg" and name not in ALONE

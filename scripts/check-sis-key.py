@@ -10,7 +10,11 @@ only with patched-out jumps:
   schedstats), where the object has them;
 - every call to select_idle_sibling_traced(), the out-of-line copy that
   works out the reason, sits in the out-of-line code those jumps lead to;
-- sched_sis_policy (the lab's policy) is loaded only there, if at all.
+- sched_sis_policy (the lab's policy) is loaded only there, if at all;
+- no key is read other than through its jump-label site on the default
+  path (a static_key_enabled() there would be a load and a branch).
+A reason stored on the default path has no symbol to find: the size
+budget (bloat-o-meter, 64 bytes) is what catches that.
 
 Usage: scripts/check-sis-key.py FAIR_O     exit 0 if so, 1 (saying why) if not
 """
@@ -93,6 +97,13 @@ def main(obj):
             if start <= int(a, 16) < start + size and int(dest, 16) == off]
     if not refs[TRACED]:
         return f"{FUNC} never calls {TRACED}: nothing to check"
+    # A key tested other than by a jump label (static_key_enabled(), a
+    # plain load) leaves a relocation to it in the function's own code,
+    # where the jump-label sites have none (theirs are in __jump_table).
+    for a, reloc in re.findall(r"^\s+([0-9a-f]+): R_X86_64_\S+\s+(\S+)$", dis, re.M):
+        k = key_of(re.sub(r"-0x[0-9a-f]+$", "", reloc))
+        if k and start <= int(a, 16) < start + size:
+            refs.setdefault(k, []).append(int(a, 16))
     for name, addrs in refs.items():
         stray = [a for a in addrs if not any(t <= a < t + REACH for t in targets)]
         if stray:

@@ -20,10 +20,10 @@ if [ ! -x "$out/sis_test" ] || [ ! -x "$out/sis_cow_test" ] || [ -n "$stale" ]; 
 	touch "$out/sis_test"
 fi
 # Project tests that use the tree's kselftest harness.
-if [ ! -x "$out/scx_gate" ] || [ "$top/tests/sched/scx_gate.c" -nt "$out/scx_gate" ] ||
-   [ "$src/sched/sis_llc.h" -nt "$out/scx_gate" ]; then
-	echo "selftests: building scx_gate"
-	gcc -O2 -Wall -Wno-unused-function -I"$src" -o "$out/scx_gate" "$top/tests/sched/scx_gate.c"
+if [ ! -x "$out/llc_gates" ] || [ "$top/tests/sched/llc_gates.c" -nt "$out/llc_gates" ] ||
+   [ "$src/sched/sis_llc.h" -nt "$out/llc_gates" ]; then
+	echo "selftests: building llc_gates"
+	gcc -O2 -Wall -Wno-unused-function -I"$src" -o "$out/llc_gates" "$top/tests/sched/llc_gates.c"
 fi
 if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ] ||
    [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_history" ] ||

@@ -9,6 +9,8 @@
 # capacity, select_idle_sibling() looks at the target's LLC only); work
 # on the pair's LLC, on CPUs other than those it starts on, must.  The
 # suite boots two sockets (--numa 2), two LLCs: CPUs 0-9 and 10-19.
+# sis_test must also put back what a killed run left before anything
+# that can skip, and take a state file it cannot read for stale.
 # Prints KTAP, with the tree's kselftest/ktap_helpers.sh.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 . "$top/build/linux/tools/testing/selftests/kselftest/ktap_helpers.sh" || exit 2
@@ -16,10 +18,10 @@ sel=$top/build/selftests
 cg=/sys/fs/cgroup
 log=/tmp/skips.log
 
-# run_in GROUP PROG: PROG's exit status, run in cgroup GROUP ("" for the
-# root), its output in $log
+# run_in GROUP PROG [ARG...]: PROG's exit status, run in cgroup GROUP (""
+# for the root), its output in $log
 run_in() {
-	sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2"' sh "$cg/$1" "$2" > $log 2>&1
+	sh -c 'echo $$ > "$1/cgroup.procs" && shift && exec "$@"' sh "$cg/$@" > $log 2>&1
 }
 # expect NAME STATUS WANT [TEXT]: one result.  The harness exits 0, or 4
 # (KSFT_SKIP) in some versions, when no case failed.  WANT is "skip"
@@ -62,7 +64,7 @@ cpuset() {
 }
 
 ktap_print_header
-ktap_set_plan 15
+ktap_set_plan 18
 mkdir -p $cg
 mount -t cgroup2 none $cg 2>/dev/null
 echo +cpuset > $cg/cgroup.subtree_control ||
@@ -95,7 +97,28 @@ for prog in sis_cow_test sis_test; do
 	run_in iso $sel/$prog; s=$?
 	expect "$prog in an isolated cpuset partition skips" $s skip "sched domains"
 done
+
+# A run killed under 3.8 left its state file: the next run puts the
+# policy back before anything that can skip, so even a run that skips
+# (here in the cpuset of one CPU) undoes it.  No process has pid 999999.
+policy=/sys/kernel/debug/sched/sis_policy
+if [ -w /run ]; then state=/run/sis_test.state; else state=/tmp/sis_test.state; fi
+echo v3_8 > $policy && echo "999999 modern 0" > $state
+run_in one $sel/sis_test; s=$?
+expect "sis_test after a killed run, in a cpuset of one CPU, skips" $s skip "cpuset or affinity"
+grep -q '\[modern\]' $policy && [ ! -e $state ]; s=$?
+[ $s = 0 ] || echo "# policy now: $(cat $policy); state file: $(cat $state 2>&1)"
+ktap_test_result "sis_test puts a killed run's policy back, though it skips" [ $s = 0 ]
+echo modern > $policy
+rm -f $state
 rmdir $cg/one $cg/two $cg/iso
+
+# A state file that cannot be read (a run killed while it wrote one, in
+# the versions that wrote it in place) is stale: removed, not a failure.
+: > $state
+run_in "" $sel/sis_test -t policy_lists_all_with_active_in_brackets; s=$?
+expect "sis_test with an empty state file left passes" $s pass
+rm -f $state
 
 echo 0 > /sys/devices/system/cpu/cpu3/online
 both "with CPU 3 offline skips" skip "CPUs 3 are offline"
