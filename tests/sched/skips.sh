@@ -103,7 +103,8 @@ done
 # (here in the cpuset of one CPU) undoes it.  No process has pid 999999.
 policy=/sys/kernel/debug/sched/sis_policy
 if [ -w /run ]; then state=/run/sis_test.state; else state=/tmp/sis_test.state; fi
-echo v3_8 > $policy && echo "999999 modern 0" > $state
+echo 3.8 > $policy && echo "999999 modern 0" > $state && grep -q '\[3.8\]' $policy ||
+	ktap_exit_fail_msg "cannot stage a killed run's state ($state, $policy)"
 run_in one $sel/sis_test; s=$?
 expect "sis_test after a killed run, in a cpuset of one CPU, skips" $s skip "cpuset or affinity"
 grep -q '\[modern\]' $policy && [ ! -e $state ]; s=$?
