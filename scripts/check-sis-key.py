@@ -100,8 +100,15 @@ def main(obj):
     # A key tested other than by a jump label (static_key_enabled(), a
     # plain load) leaves a relocation to it in the function's own code,
     # where the jump-label sites have none (theirs are in __jump_table).
-    for a, reloc in re.findall(r"^\s+([0-9a-f]+): R_X86_64_\S+\s+(\S+)$", dis, re.M):
-        k = key_of(re.sub(r"-0x[0-9a-f]+$", "", reloc))
+    # A RIP-relative reference (PC32) carries the -4 of its displacement:
+    # .bss+0x1c for a key at .bss+0x20.
+    def at(reloc, pcrel):
+        m = re.fullmatch(r"(\S+?)([+-]0x[0-9a-f]+)?", reloc)
+        off = int(m.group(2) or "0", 16) + (4 if pcrel else 0)
+        return m.group(1) + (f"+{off:#x}" if off >= 0 else f"-{-off:#x}")
+
+    for a, rtype, reloc in re.findall(r"^\s+([0-9a-f]+): R_X86_64_(\S+)\s+(\S+)$", dis, re.M):
+        k = key_of(at(reloc, rtype in ("PC32", "PLT32")))
         if k and start <= int(a, 16) < start + size:
             refs.setdefault(k, []).append(int(a, 16))
     for name, addrs in refs.items():
