@@ -22,16 +22,20 @@ out=$dir/out
 die() { echo "sis-bloat: $*" >&2; exit 1; }
 [ -f "$cfg" ] || die "no config $cfg: apt-get install linux-config-6.12, or name one"
 git -C "$tree" rev-parse -q --verify refs/tags/base >/dev/null || die "no build/linux: run 'make tree'"
-n=$(grep -vc "^#" "$top/patches/sched/series")
-sched=$(git -C "$tree" rev-list --reverse base..HEAD | sed -n "${n}p")
-[ -n "$sched" ] || die "build/linux has fewer commits than patches/sched"
+# The end of patches/sched: the commit whose subject is its last patch's.
+last=$(grep -v "^#" "$top/patches/sched/series" | tail -1)
+subject=$(awk '/^Subject:/ { s = $0; while ((getline l) > 0 && l ~ /^ /) s = s l; print s; exit }' \
+	"$top/patches/sched/$last" | sed 's/^Subject: \[PATCH[^]]*\] //')
+sched=$(git -C "$tree" log --format='%H %s' base..HEAD | grep -F " $subject" | head -1 | cut -d' ' -f1)
+[ -n "$sched" ] || die "no commit of build/linux is patches/sched/$last: 'make apply' first"
 head=$(git -C "$tree" rev-parse HEAD)
 
-if [ ! -e "$wt/.git" ]; then
-	rm -rf "$wt"
-	git -C "$tree" worktree prune
-	git -C "$tree" worktree add -q --detach "$wt" base
-fi
+# A worktree for the three builds only: left behind, it would be a second
+# copy of the series that patches/ does not follow.
+rm -rf "$wt"
+git -C "$tree" worktree prune
+git -C "$tree" worktree add -q --detach "$wt" base
+trap 'git -C "$tree" worktree remove --force "$wt"' EXIT
 mkdir -p "$out"
 case "$cfg" in
 *.xz) xz -dc "$cfg" > "$out/.config" ;;
