@@ -63,9 +63,11 @@ SPLATS = [
     ("warn", "lockdep", r"WARNING: (possible circular locking dependency|inconsistent lock state|"
                         r"possible recursive locking|suspicious RCU usage|bad unlock balance|"
                         r"held lock freed|lock held when returning|possible irq lock inversion|"
-                        r".*lock.* detected)|BUG: (lock held|held lock|looking up invalid subclass)"),
-    ("warn", "RCU stall", r"rcu: INFO: \S+ (self-)?detected stalls?|"
-                          r"INFO: rcu_\S+ (self-)?detected stall"),
+                        r".*lock.* detected)|BUG: (lock held|held lock|looking up invalid subclass)|"
+                        r"INFO: trying to register non-static key|DEBUG_LOCKS_WARN_ON\("),
+    ("warn", "RCU stall", r"rcu: INFO: \S+ (self-)?detected (expedited )?stalls?|"
+                          r"INFO: rcu_\S+ (self-)?detected (expedited )?stall"),
+    ("warn", "kmemleak", r"kmemleak: \d+ new suspected memory leaks?"),
     ("warn", "hung task", r"INFO: task \S+ blocked for more than \d+ seconds"),
     ("warn", "soft lockup", r"BUG: soft lockup|watchdog: BUG: soft lockup"),
     ("warn", "hard lockup", r"Watchdog detected hard LOCKUP"),
@@ -74,7 +76,9 @@ SPLATS = [
     ("warn", "list corruption", r"list_(add|del) corruption"),
 ]
 _SPLAT_RE = [(sev, name, re.compile(rx)) for sev, name, rx in SPLATS]
-_STAMP = re.compile(r"^\[\s*\d+\.\d+\]\s*")
+# What printk puts before a message: a timestamp, a caller ID (T123 for a
+# task, C1 for a CPU, with CONFIG_PRINTK_CALLER), or both.
+_STAMP = re.compile(r"^(\[\s*\d+\.\d+\])?\s*(\[\s*[TC]\d+\])?\s*")
 
 
 def find_splat(text):

@@ -202,6 +202,20 @@ def test_splats_are_classified():
         ("[  5.1] list_add corruption. prev->next should be next", "list corruption"),
         ("[  5.1] Oops: invalid opcode: 0000 [#1] PREEMPT SMP", "oops"),
         ("[  5.1] Kernel panic - not syncing: sysrq triggered crash", "panic"),
+        # Missed before: an expedited stall (the tracing suites boot with
+        # rcu_expedited), kmemleak's scan, lockdep's INFO lines, and any
+        # report behind a caller ID (CONFIG_PRINTK_CALLER).
+        ("[ 30.1] rcu: INFO: rcu_preempt detected expedited stalls on CPUs/tasks:",
+         "RCU stall"),
+        ("[ 60.1] kmemleak: 3 new suspected memory leaks (see /sys/kernel/debug/kmemleak)",
+         "kmemleak"),
+        ("[  5.1] INFO: trying to register non-static key.", "lockdep"),
+        ("[  5.1] DEBUG_LOCKS_WARN_ON(1)", "lockdep"),
+        ("[ T123] WARNING: CPU: 1 PID: 123 at kernel/trace/trace.c:42 f+0x1/0x2", "WARNING"),
+        ("[    5.123456][  T123] WARNING: CPU: 1 PID: 123 at kernel/x.c:1 f", "WARNING"),
+        ("[    5.123456][    C1] BUG: KASAN: use-after-free in f+0x1/0x2", "KASAN"),
+        ("[  C1] BUG: sleeping function called from invalid context", "BUG"),
+        ("WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f", "WARNING"),
     ]
     for line, name in cases:
         got = guest.find_splat("[  0.0] booting\n" + line + "\n")
@@ -214,7 +228,9 @@ def test_splats_are_classified():
              "[  0.0] Lock dependency validator: Copyright (c) 2006 Red Hat, Inc., Ingo Molnar",
              "[  0.0] rcu: \tRCU CPU stall warnings timeout set to 100 (rcu_cpu_stall_timeout).",
              "[  0.0] ODEBUG: selftest passed",
-             "[  0.2] Spectre V2 : WARNING: Unprivileged eBPF is enabled"]
+             "[  0.2] Spectre V2 : WARNING: Unprivileged eBPF is enabled",
+             "[  0.3] kmemleak: Kernel memory leak detector initialized (mem pool available: 15)",
+             "[  0.3][    T1] rcu: Hierarchical RCU implementation."]
     for line in clean:
         assert guest.find_splat(line) is None, f"boot line taken for a splat: {line!r}"
 
