@@ -1,5 +1,5 @@
 # The lab's entry points.  `make help` lists them.
-.PHONY: help deps tree apply export stock kernel-lab kernel-stock kernel-debug kernels \
+.PHONY: help deps tree apply export stock upstream kernel-lab kernel-stock kernel-upstream kernel-debug kernels \
 	selftests check check-full checkpatch ftracetest demo stress matrix clean distclean
 
 SHELL := /bin/sh
@@ -13,6 +13,7 @@ help:
 	@echo "  make check-full    the full tier (CI): + stock and debug kernels, stress, matrix, ..."
 	@echo "  make kernels       build the lab (base + patches/) and stock kernels"
 	@echo "  make kernel-lab    build the lab kernel only; kernel-stock the stock one"
+	@echo "  make kernel-upstream  build base + the upstream-bound topics (no v3.9-repro)"
 	@echo "  make kernel-debug  build the debug kernel: lab + lockdep, KASAN, UBSAN, ..."
 	@echo "  make selftests     build the kselftest binaries the suites run"
 	@echo "  make checkpatch    checkpatch --strict on every patch of patches/"
@@ -58,6 +59,12 @@ kernel-lab: tree
 
 kernel-stock: stock
 	@scripts/kernel.sh stock
+
+upstream: tree
+	@scripts/tree.sh upstream
+
+kernel-upstream: upstream
+	@scripts/kernel.sh upstream
 
 kernel-debug: tree
 	@scripts/kernel.sh debug

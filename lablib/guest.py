@@ -36,6 +36,7 @@ EXIT_QEMU = 125     # QEMU failed, or the guest died without an exit status
 KERNELS = {
     "lab": os.path.join(TOP, "build/linux/.out/arch/x86/boot/bzImage"),
     "stock": os.path.join(TOP, "build/stock/.out/arch/x86/boot/bzImage"),
+    "upstream": os.path.join(TOP, "build/upstream/.out/arch/x86/boot/bzImage"),
     "debug": os.path.join(TOP, "build/linux/.out-debug/arch/x86/boot/bzImage"),
 }
 
@@ -143,7 +144,7 @@ def resolve_kernel(kernel):
             raise LabError(f"no {kernel} kernel at {os.path.relpath(path)}: "
                            f"run 'make kernel-{kernel}'")
         raise LabError(f"--kernel {kernel}: no such file; "
-                       "use lab, stock, debug or the path of a bzImage")
+                       "use lab, stock, upstream, debug or the path of a bzImage")
     return path
 
 

@@ -24,6 +24,7 @@ selftests=$!
 for k in $kernels; do
 	case "$k" in
 	stock) scripts/tree.sh stock && scripts/kernel.sh stock ;;
+	upstream) scripts/tree.sh upstream && scripts/kernel.sh upstream ;;
 	lab | debug) scripts/kernel.sh "$k" ;;
 	*) echo "check: unknown kernel $k" >&2; exit 2 ;;
 	esac

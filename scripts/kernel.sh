@@ -1,11 +1,13 @@
 #!/bin/sh
-# Configure and build one kernel: scripts/kernel.sh lab|stock|debug
+# Configure and build one kernel: scripts/kernel.sh lab|stock|upstream|debug
 #   lab    from build/linux (base + patches/)
 #   stock  from build/stock (base)
+#   upstream  from build/upstream (base + the sched and tracing topics,
+#          without v3.9-repro)
 #   debug  from build/linux, plus config/debug.config (lockdep, KASAN, ...)
 # All use config/lab.config merged onto tinyconfig, ccache and a persistent
 # O= directory inside the source tree (build/linux/.out, build/stock/.out,
-# build/linux/.out-debug).
+# build/upstream/.out, build/linux/.out-debug).
 # Kbuild then names sources relative to O= (srctree is ".."), so the two
 # kernels share their ccache hits.
 set -eu
@@ -16,9 +18,10 @@ frags=$top/config/lab.config
 case "$name" in
 lab) src=$top/build/linux out=$top/build/linux/.out ;;
 stock) src=$top/build/stock out=$top/build/stock/.out ;;
+upstream) src=$top/build/upstream out=$top/build/upstream/.out ;;
 debug) src=$top/build/linux out=$top/build/linux/.out-debug
 	frags="$frags $top/config/debug.config" ;;
-*) echo "usage: scripts/kernel.sh lab|stock|debug" >&2; exit 2 ;;
+*) echo "usage: scripts/kernel.sh lab|stock|upstream|debug" >&2; exit 2 ;;
 esac
 [ -f "$src/Makefile" ] || { echo "kernel: $src missing: run 'make tree'" >&2; exit 1; }
 

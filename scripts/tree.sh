@@ -4,14 +4,18 @@
 #                with the topic series of patches/ (patches/series lists
 #                them: sched, tracing) applied on top as commits (the lab kernel)
 #   build/stock  a worktree of "base" (the stock kernel)
+#   build/upstream  a worktree of the last upstream-bound commit: base +
+#                the sched and tracing topics, without v3.9-repro (the
+#                upstream kernel, what we would post)
 #
-# Usage: scripts/tree.sh init|apply|export|stock|version
+# Usage: scripts/tree.sh init|apply|export|stock|upstream|version
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 tarball=${LAB_TARBALL:-/usr/src/linux-source-6.12.tar.xz}
 tree=$top/build/linux
 stock=$top/build/stock
+upstream=$top/build/upstream
 patches=$top/patches
 
 die() { echo "tree: $*" >&2; exit 1; }
@@ -36,6 +40,9 @@ version() {
 do_init() {
 	if has_base; then
 		if [ "$(ids_tree)" != "$(ids_files)" ]; then
+			# CI must test patches/, nothing else.
+			[ "${CI:-}" != true ] || die "build/linux (base..HEAD) differs from patches/;" \
+				"CI tests patches/ only: 'make apply', or 'make export' and commit"
 			echo "tree: warning: build/linux (base..HEAD) differs from patches/;" \
 				"'make apply' to take patches/, 'make export' to keep the tree" >&2
 		fi
@@ -114,11 +121,35 @@ do_stock() {
 	fi
 }
 
+# The upstream kernel's tree follows build/linux: its commit is the last
+# one of the upstream-bound topics, counted in patches/.  Checking the
+# commit out again touches only the files that differ, so a rebuild after
+# an edit stays incremental.
+do_upstream() {
+	has_base || do_init
+	n=$("$top/scripts/topics.py" list | grep -vc '^v3\.9-repro/' || true)
+	if [ "$n" = 0 ]; then
+		commit=$(git_ rev-parse base)
+	else
+		commit=$(git_ rev-list --reverse base..HEAD | sed -n "${n}p")
+	fi
+	[ -n "$commit" ] || die "build/linux has fewer than the $n upstream-bound commits of patches/"
+	if [ ! -d "$upstream/.git" ] && [ ! -f "$upstream/.git" ]; then
+		rm -rf "$upstream"
+		git_ worktree prune
+		git_ worktree add -q --detach "$upstream" "$commit"
+	elif [ "$(git -C "$upstream" rev-parse HEAD)" != "$commit" ]; then
+		git -C "$upstream" checkout -q --detach "$commit"
+	fi
+	echo "tree: build/upstream at $(git_ log -1 --format='%h %s' "$commit")"
+}
+
 case "${1:-}" in
 init) do_init ;;
+upstream) do_upstream ;;
 apply) do_apply ;;
 export) do_export ;;
 stock) do_stock ;;
 version) version ;;
-*) die "usage: scripts/tree.sh init|apply|export|stock|version" ;;
+*) die "usage: scripts/tree.sh init|apply|export|stock|upstream|version" ;;
 esac
