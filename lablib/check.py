@@ -18,6 +18,7 @@ import hashlib
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -49,6 +50,9 @@ SUITES = {
             [sys.executable, "tests/lab/selftest.py"]),
     "lab-debug": ("the lab on the debug kernel: WARN, KASAN and lockdep fail a run",
                   [sys.executable, "tests/lab/selftest.py"]),
+    "tracer-switches": ("15 rounds of tracer switches in the default ./lab run guest "
+                        "(10 x 2, multi-threaded TCG): no int3 oops",
+                        [sys.executable, "tests/lab/selftest.py"]),
     "series": ("every patch in patches/ passes checkpatch --strict",
                ["tests/series/checkpatch.sh"]),
     "sched": ("select_idle_sibling() policies, reasons, counters (kselftest)",
@@ -115,8 +119,15 @@ SUITES = {
                [LAB, "run", "--kernel", "debug", "--tcg", "single", "--topology", "2x2",
                 "--timeout", "1500", "--",
                 "tests/stress/stress.sh", "60"]),
+    "stock-compare": ("the upstream-bound series against stock 6.12 at default settings: "
+                      "writes and errnos, triggers, probes, poll, sizes, trace-cmd, "
+                      "sched files; only listed differences",
+                      [sys.executable, "tests/stock/compare.py", "upstream"]),
     "matrix": ("the series at HEAD under the config matrix: builds, no new warning",
                ["scripts/config-matrix.sh"]),
+    "bisect": ("every commit of the three topics builds under the lab config, with no "
+               "new warning (the directories each commit touches)",
+               ["sh", "-c", "ALL=1 exec scripts/config-matrix.sh lab"]),
     "article": ("the 3.9 article beyond the seeds: unpadded trace events, trace-cmd, "
                 "perf stat -I, nohz_full, perf bench numa, regmap KUnit",
                 [sys.executable, "tests/article/article.py", "{kernel}"]),
@@ -132,7 +143,10 @@ SUITES = {
 
 # Suites that `./lab check` with no names leaves out, with the reason;
 # name them to run them.
-NOT_BY_DEFAULT = {}
+NOT_BY_DEFAULT = {
+    "tracer-switches": "9 min under TCG on 2 cores: run it after changing the lab's QEMU "
+                       "(scripts/qemu.sh)",
+}
 
 # The quick tier, `make check` and `./lab check` without names: every
 # user-visible feature on the lab kernel, which is the only kernel it
@@ -147,16 +161,18 @@ QUICK = ["lab", "cow", "sched", "sched-gates", "badinput", "snapshot", "history"
 # The kernels a suite needs built, when not just the one under test
 # ({kernel}, the lab kernel unless --kernel says otherwise).
 KERNELS = {
-    "series": [], "matrix": [], "sched-gates": [],
+    "series": [], "matrix": [], "bisect": [], "sched-gates": [],
     "lab-debug": ["debug"], "history-debug": ["debug"],
     "lifetime-debug": ["debug"], "stress": ["debug"], "latency-debug": ["debug"],
     "article-drivers": [],
     "demo-stock": ["{kernel}", "stock"], "cow-stock": ["stock"],
+    "stock-compare": ["stock", "upstream"],
 }
 
 # Environment of a host suite: which of its tests it runs.
 SUITE_ENV = {
-    "lab": {"LAB_TEST_EXCLUDE": "debug_kernel_*"},
+    "lab": {"LAB_TEST_EXCLUDE": "debug_kernel_*,tracer_switches_*"},
+    "tracer-switches": {"LAB_TEST_GLOB": "tracer_switches_*"},
     "lab-debug": {"LAB_TEST_GLOB": "debug_kernel_*"},
     "article": {"LAB_TEST_EXCLUDE": "drivers_*"},
     "article-drivers": {"LAB_TEST_GLOB": "drivers_*"},
@@ -187,6 +203,8 @@ EXPECTED_SKIPS = {
                 "fault injection is in the debug kernel only: history-debug runs it"},
     "history-debug": {"snap.a_failed_subbuf_change_anywhere_leaves_every_buffer_as_it_was":
                       "over 15 minutes under TCG: SWEEP_SUBBUF=1 runs it"},
+    "stock-compare": {"*": "a known regression, listed with its row in "
+                      "tests/stock/compare.py KNOWN until it is fixed"},
     "sched-nosmt": {"sis.modern_busy_prev_scans_for_idle_core":
                     "no SMT siblings, so no idle-core scan",
                     "sis.modern_stale_idle_core_hint_is_labelled_idle_cpu":
@@ -200,7 +218,7 @@ EXPECTED_SKIPS = {
 # $LAB_TEST_GLOB); "ftracetest": case names as arguments.  Other suites are
 # one script and run whole.
 KIND = {
-    "lab": "host", "lab-debug": "host", "demo": "host", "demo-stock": "host",
+    "lab": "host", "lab-debug": "host", "tracer-switches": "host", "demo": "host", "demo-stock": "host",
     "article": "host",
     "article-drivers": "host",
     "sched": "harness", "sched-4x2": "harness", "sched-nosmt": "harness",
@@ -357,6 +375,35 @@ class Suite:
         return not self.problems and not self.rep.count("fail")
 
 
+# Each suite's host process has a time limit; past it the suite and every
+# process it started are killed, and the suite fails as hung (124).  Twice
+# a suite's longest run here (TCG, 2 cores, three at once), at least
+# 15 minutes; a guest's own --timeout is shorter and reports first.
+TIME_LIMIT = 900
+TIME_LIMITS = {"matrix": 3600, "bisect": 2400, "stress": 2400, "history-debug": 3000,
+               "lifetime-debug": 1800, "latency-debug": 1800, "ftracetest": 1800,
+               "ftracetest-depth4": 1800, "article-drivers": 1800, "demo": 1800,
+               "demo-stock": 2400, "lab-debug": 1800, "stock-compare": 1500}
+_running = set()
+
+
+def time_limit(name):
+    """The time limit of suite `name`'s host process, in seconds:
+    $LAB_SUITE_TIME_LIMIT overrides every one."""
+    env = os.environ.get("LAB_SUITE_TIME_LIMIT")
+    return float(env) if env else TIME_LIMITS.get(name, TIME_LIMIT)
+
+
+def kill_running():
+    """End every suite still running, with its guests (lab check was
+    interrupted)."""
+    for pid in list(_running):
+        try:
+            os.killpg(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
 LOGDIR = os.path.join(TOP, "build/check")
 _print_lock = threading.Lock()
 
@@ -375,8 +422,24 @@ def run_suite(suite, argv, env, kernel, emit=emit):
     emit("  KTAP version 1")
     emit(f"  # Subtest: {suite.name}")
     emit(f"  # {SUITES[suite.name][0]}")
+    # A session of its own, so that a hang is ended whole: the suite, its
+    # lab run and QEMU.
     proc = subprocess.Popen(argv, cwd=TOP, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, errors="replace")
+                            stderr=subprocess.PIPE, text=True, errors="replace",
+                            start_new_session=True)
+    limit = time_limit(suite.name)
+    hung = []
+
+    def kill():
+        hung.append(True)
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    timer = threading.Timer(limit, kill)
+    timer.daemon = True
+    timer.start()
+    _running.add(proc.pid)
     err_lines = []
 
     def drain_stderr():
@@ -397,6 +460,15 @@ def run_suite(suite, argv, env, kernel, emit=emit):
     # wait4() for the CPU time of the suite and every guest it ran.
     _, wstatus, usage = os.wait4(proc.pid, 0)
     status = proc.returncode = os.waitstatus_to_exitcode(wstatus)
+    timer.cancel()
+    _running.discard(proc.pid)
+    if hung:
+        # What is left of the session (a guest) holds the pipes open.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        status = guest.EXIT_TIMEOUT
     t.join()
     suite.secs = time.time() - t0
     suite.cpu = usage.ru_utime + usage.ru_stime
@@ -410,7 +482,10 @@ def run_suite(suite, argv, env, kernel, emit=emit):
     suite.rundirs = re.findall(r"(?:kept in|full log in) ([^\s)]+)", err)
     suite.rep = rep = ktap.parse(text)
     suite.problems = rep.problems() + unexpected_skips(suite.name, rep, kernel)
-    if status == guest.EXIT_WARN:
+    if hung:
+        suite.problems.append(f"the suite hung: no end within its time limit of {limit}s "
+                              f"(exit {guest.EXIT_TIMEOUT}); it was killed")
+    elif status == guest.EXIT_WARN:
         suite.problems.append(f"the kernel warned (exit {status}): a splat, "
                               "whatever the KTAP said")
     elif status in (guest.EXIT_PANIC, guest.EXIT_TIMEOUT, guest.EXIT_QEMU):
@@ -426,7 +501,7 @@ def run_suite(suite, argv, env, kernel, emit=emit):
 # placement, which a guest next to them would change (the placement
 # suites, the demo), or they compile on every core.
 ALONE = {"cow", "cow-stock", "sched", "sched-4x2", "sched-nosmt", "sched-skips",
-         "demo", "demo-stock", "matrix", "article-drivers"}
+         "demo", "demo-stock", "matrix", "bisect", "article-drivers"}
 
 
 def shares(name, accel):
@@ -608,11 +683,19 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None)
         suite = Suite(name, num)
         suite.whole = not extra_argv and not extra_env
         if jobs == 1:
-            run_suite(suite, argv, env, kernel)
+            try:
+                run_suite(suite, argv, env, kernel)
+            except KeyboardInterrupt:
+                kill_running()
+                raise
         else:
             plan.append((suite, argv, env, kernel, shares(name, use)))
         suites.append(suite)
-    run_all(plan, jobs)
+    try:
+        run_all(plan, jobs)
+    except KeyboardInterrupt:
+        kill_running()
+        raise
     record_durations(suites)
     passed = sum(s.rep.count("pass") for s in suites)
     failed = sum(s.rep.count("fail") + len(s.problems) for s in suites)

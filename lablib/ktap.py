@@ -108,11 +108,12 @@ def _leaves(kp, test, prefix, rep, notes):
 
 def selected(name):
     """Whether a host test runs under $LAB_TEST_GLOB (all when unset) and
-    $LAB_TEST_EXCLUDE (none when unset)."""
-    glob = os.environ.get("LAB_TEST_GLOB")
-    exclude = os.environ.get("LAB_TEST_EXCLUDE")
-    return (not glob or fnmatch.fnmatchcase(name, glob)) and \
-        not (exclude and fnmatch.fnmatchcase(name, exclude))
+    $LAB_TEST_EXCLUDE (none when unset), each a comma-separated list of
+    globs."""
+    globs = [g for g in os.environ.get("LAB_TEST_GLOB", "").split(",") if g]
+    excludes = [g for g in os.environ.get("LAB_TEST_EXCLUDE", "").split(",") if g]
+    return (not globs or any(fnmatch.fnmatchcase(name, g) for g in globs)) and \
+        not any(fnmatch.fnmatchcase(name, g) for g in excludes)
 
 
 def run_tests(tests):

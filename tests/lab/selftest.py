@@ -184,6 +184,28 @@ def test_lkdtm_bug_is_a_crash():
     assert "kernel BUG at" in res.console and "survived" not in out
 
 
+TRACER_LOOP = """
+T=/sys/kernel/tracing
+for i in $(seq 15); do
+    for t in wakeup irqsoff function_graph function nop; do
+        echo $t > $T/current_tracer || { echo "round $i: $t refused"; exit 1; }
+    done
+done
+echo "tracer switches: 15 rounds done"
+"""
+
+
+def test_tracer_switches_in_the_default_guest():
+    """15 rounds through wakeup, irqsoff, function_graph, function and
+    nop in the guest `./lab run` boots by default (10 x 2, multi-threaded
+    TCG): each switch patches kernel text live, which QEMU 7.2's
+    multi-threaded TCG could run stale ("Oops: int3")."""
+    res, out, err = run(["sh", "-c", TRACER_LOOP], topology="10x2", timeout=600)
+    assert res.kind == "exit" and res.status == 0 and "15 rounds done" in out, \
+        f"{res.kind} {res.status} ({res.splat[0] if res.splat else ''}):\n{out}{err}" \
+        f"{res.splat[1] if res.splat else res.console_tail(20)}"
+
+
 def test_splats_are_classified():
     """The patterns against real splat lines, and boot lines that must not
     match (seen on the lab and debug kernels)."""
@@ -569,6 +591,47 @@ def test_check_runs_suites_side_by_side_the_longest_first():
         assert overlap(spans, "s1", "s2") == both, (jobs, spans)
         assert not overlap(spans, "x", "s1") and not overlap(spans, "x", "s2"), (jobs, spans)
         assert kept["other"] == 7.0 and all(1 <= kept[n] < 5 for n in fake), kept
+
+
+def test_check_kills_a_suite_past_its_time_limit():
+    """A suite whose host process outlives its time limit is killed with
+    everything it started, and fails as hung (124); the next one runs."""
+    import contextlib
+    import tempfile
+    from lablib import check
+    tmp = tempfile.mkdtemp(prefix="lab-limit-", dir=os.path.join(TOP, "build"))
+    pidfile = os.path.join(tmp, "child")
+    fake = {"hangs": ("stand-in", ["sh", "-c", f'echo "KTAP version 1"; echo 1..1; '
+                                   f'sleep 300 & echo $! > {pidfile}; wait']),
+            "fine": ("stand-in", ["sh", "-c", 'echo "KTAP version 1"; echo 1..1; echo ok 1 a'])}
+    saved, saved_logdir, saved_limits = dict(check.SUITES), check.LOGDIR, dict(check.TIME_LIMITS)
+    check.SUITES.update(fake)
+    check.TIME_LIMITS["hangs"] = 2
+    check.KERNELS.update({"hangs": [], "fine": []})
+    check.LOGDIR = tmp
+    try:
+        out = io.StringIO()
+        t0 = time.time()
+        with contextlib.redirect_stdout(out):
+            status = check.main(["hangs", "fine"], accel="tcg", jobs=1)
+        took = time.time() - t0
+        child = int(open(pidfile).read())
+        alive = os.path.exists(f"/proc/{child}") and \
+            open(f"/proc/{child}/stat").read().split()[2] != "Z"
+    finally:
+        check.SUITES.clear()
+        check.SUITES.update(saved)
+        check.TIME_LIMITS.clear()
+        check.TIME_LIMITS.update(saved_limits)
+        for name in fake:
+            check.KERNELS.pop(name, None)
+        check.LOGDIR = saved_logdir
+        subprocess.run(["rm", "-rf", tmp])
+    text = out.getvalue()
+    assert status == 1 and took < 60, (status, took, text)
+    assert "no end within its time limit of 2" in text and "exit 124" in text, text
+    assert "ok 2 fine" in text and text.splitlines()[-1].startswith("1 passed, "), text
+    assert not alive, "the suite's child outlived the kill"
 
 
 def test_check_finds_the_run_directory_of_a_crash_a_splat_and_a_failure():
