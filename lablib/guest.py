@@ -334,9 +334,7 @@ class GuestSpec:
             if numa is not None:
                 sockets, numa_args = numa_layout(numa, cores, threads, mem)
                 cores //= numa
-            qemu = shutil.which("qemu-system-x86_64")
-            if not qemu:
-                raise LabError("qemu-system-x86_64 not found: run 'make deps'")
+            qemu = find_qemu()
         except LabError:
             # The note before these errors, as ever (it says why TCG); when
             # the guest boots, run() gives it.
@@ -347,6 +345,35 @@ class GuestSpec:
                    numa_args=tuple(numa_args), tcg=tcg, pin=pin, gdb=gdb,
                    timeout=timeout, append=append, env=tuple(env),
                    qemu_args=tuple(qemu_args or ()))
+
+
+# QEMU 10 of bookworm-backports, unpacked by scripts/qemu.sh (make deps):
+# the lab's QEMU when it is there, since bookworm's 7.2 oopses on live
+# text patching under multi-threaded TCG.  LAB_QEMU=system picks the
+# system's QEMU, LAB_QEMU=PATH another binary.
+LOCAL_QEMU_ROOT = os.path.join(TOP, "build/qemu/root")
+
+
+def find_qemu():
+    """The path of the QEMU to run; LabError if there is none."""
+    want = os.environ.get("LAB_QEMU", "")
+    local = os.path.join(LOCAL_QEMU_ROOT, "usr/bin/qemu-system-x86_64")
+    if want and want != "system":
+        if not os.access(want, os.X_OK):
+            raise LabError(f"LAB_QEMU={want}: not an executable")
+        return want
+    if not want and os.access(local, os.X_OK):
+        return local
+    qemu = shutil.which("qemu-system-x86_64")
+    if not qemu:
+        raise LabError("qemu-system-x86_64 not found: run 'make deps'")
+    return qemu
+
+
+def qemu_root(qemu):
+    """The unpacked tree of a QEMU binary under build/qemu, or None."""
+    root = LOCAL_QEMU_ROOT
+    return root if os.path.abspath(qemu).startswith(root + os.sep) else None
 
 
 def need_command(argv):
@@ -406,6 +433,10 @@ def qemu_command(spec, rundir, cmdline, out_fd, err_fd, interactive=False):
         qargs += ["-qmp", f"unix:{os.path.join(rundir, 'qmp.sock')},server=on,wait=off"]
     if spec.gdb is not None:
         qargs += ["-gdb", f"tcp::{spec.gdb}"]
+    root = qemu_root(spec.qemu)
+    if root:
+        # Its firmware (qboot.rom) and keymaps, not the system QEMU's.
+        qargs[1:1] = ["-L", os.path.join(root, "usr/share/qemu")]
     return qargs + list(spec.qemu_args)
 
 
@@ -433,9 +464,13 @@ def boot(spec, qargs, rundir, out, err, stdout, stderr, interactive=False):
     out_r, out_w = out
     err_r, err_w = err
     qlog = open(os.path.join(rundir, "qemu.log"), "wb")
+    env = None
+    root = qemu_root(qargs[0])
+    if root:
+        env = dict(os.environ, QEMU_MODULE_DIR=os.path.join(root, "usr/lib/x86_64-linux-gnu/qemu"))
     proc = subprocess.Popen(qargs, stdin=None if interactive else subprocess.DEVNULL,
                             stdout=None if interactive else qlog,
-                            stderr=qlog, pass_fds=(out_w, err_w))
+                            stderr=qlog, pass_fds=(out_w, err_w), env=env)
     os.close(out_w)
     os.close(err_w)
     pinned = []

@@ -39,4 +39,5 @@ if [ "$(cat build/deps-run.log.rc 2>/dev/null)" != 0 ]; then
 	echo "check: installing the guests' packages failed (above; 'make deps' to retry)" >&2
 	exit 1
 fi
+scripts/qemu.sh || echo "check: QEMU 10 could not be fetched; the lab uses the system's QEMU" >&2
 exec ./lab check ${ACCEL:+--accel "$ACCEL"} ${JSON:+--json "$JSON"} "$@"
