@@ -1,6 +1,6 @@
 # The lab's entry points.  `make help` lists them.
 .PHONY: help deps tree apply export stock upstream kernel-lab kernel-stock kernel-upstream kernel-debug kernels \
-	selftests check check-full checkpatch ftracetest demo stress matrix clean distclean
+	selftests check check-full checkpatch ftracetest demo stress matrix mutants clean distclean
 
 SHELL := /bin/sh
 TREE := build/linux
@@ -23,6 +23,8 @@ help:
 	@echo "  make export        write $(TREE) base..HEAD back into patches/"
 	@echo "  make stress        the debug kernel under everything at once (DURATION, default 600 s)"
 	@echo "  make matrix        build every commit under the config matrix (scripts/config-matrix.sh)"
+	@echo "  make mutants       break the kernel one line at a time (tests/mutants/mutants.txt);"
+	@echo "                     fails unless the suites kill every mutant (MUTANTS=glob)"
 	@echo "  make clean         remove run directories and check logs; distclean all of build/"
 	@echo "variables:"
 	@echo "  RUNS=3             demo: runs per case"
@@ -40,6 +42,7 @@ help:
 
 deps:
 	@scripts/deps.sh
+	@scripts/qemu.sh || echo "deps: QEMU 10 could not be fetched; the lab uses the system's QEMU" >&2
 
 tree: deps
 	@scripts/tree.sh init
@@ -102,6 +105,11 @@ FUNCS ?= wakeup
 STRESS_DURATION = $(if $(filter command line,$(origin DURATION)),$(DURATION),600)
 demo: kernels
 	@demo/demo.py --runs $(RUNS) --duration $(DURATION) $(if $(ACCEL),--accel $(ACCEL))
+
+# Too slow for CI (a rebuild and a suite run per mutant): run it for each
+# kernel issue.  MUTANTS='sis_*' runs only those.
+mutants: kernel-lab kernel-stock kernel-upstream selftests
+	@scripts/mutants.py $(MUTANTS)
 
 clean:
 	rm -rf build/runs build/check
