@@ -45,6 +45,10 @@ LAB = os.path.join(TOP, "lab")
 # debug kernel's runs keep normal grace periods.
 TRACING = ["--tcg", "single", "--smp", "4", "--append", "rcupdate.rcu_expedited=1"]
 
+# sis_test's probe on the bare placement tracepoint (tests/sched/sis_tp),
+# built with the kernel under test.
+SIS_TP = ["--env", f"SIS_TP_KO={TOP}/build/modules/{{kernel}}/sis_tp/sis_tp.ko"]
+
 SUITES = {
     "lab": ("the lab itself: topology, exit status, crash and hang reports, 9p",
             [sys.executable, "tests/lab/selftest.py"]),
@@ -56,7 +60,7 @@ SUITES = {
     "series": ("every patch in patches/ passes checkpatch --strict",
                ["tests/series/checkpatch.sh"]),
     "sched": ("select_idle_sibling() policies, reasons, counters (kselftest)",
-              [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_test"]),
+              [LAB, "run", "--kernel", "{kernel}", *SIS_TP, "--", "build/selftests/sis_test"]),
     "cow": ("the knob-free bouncing-cow selftest: a ping-pong pair stands still",
             [LAB, "run", "--kernel", "{kernel}", "--", "build/selftests/sis_cow_test"]),
     "sched-gates": ("the selftests' sched_ext and asymmetric-capacity gates (sis_llc.h), "
@@ -65,10 +69,10 @@ SUITES = {
     "cow-stock": ("the same on the stock kernel, which it judges without the lab's knobs",
                   [LAB, "run", "--kernel", "stock", "--", "build/selftests/sis_cow_test"]),
     "sched-4x2": ("the same on a second SMT topology, 4 cores x 2 threads",
-                  [LAB, "run", "--kernel", "{kernel}", "--topology", "4x2", "--",
+                  [LAB, "run", "--kernel", "{kernel}", *SIS_TP, "--topology", "4x2", "--",
                    "build/selftests/sis_test"]),
     "sched-nosmt": ("the same on 8 CPUs without SMT: the idle-core case skips",
-                    [LAB, "run", "--kernel", "{kernel}", "--smp", "8", "--",
+                    [LAB, "run", "--kernel", "{kernel}", *SIS_TP, "--smp", "8", "--",
                      "build/selftests/sis_test"]),
     "sched-skips": ("sis_cow_test and sis_test skip or judge, never fail: cpusets, an "
                     "isolated partition, an offline CPU, a busy machine, another LLC busy",
@@ -208,7 +212,9 @@ EXPECTED_SKIPS = {
     "sched-nosmt": {"sis.modern_busy_prev_scans_for_idle_core":
                     "no SMT siblings, so no idle-core scan",
                     "sis.modern_stale_idle_core_hint_is_labelled_idle_cpu":
-                    "no SMT siblings, so no idle-core hint"},
+                    "no SMT siblings, so no idle-core hint",
+                    "sis.default_path_busy_prev_scans_for_idle_core":
+                    "no SMT siblings, so no idle-core scan"},
 }
 
 

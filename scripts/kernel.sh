@@ -71,13 +71,18 @@ start=$(date +%s)
 # The test modules built outside the tree, into build/modules/$name/:
 # the lab suite's splat module (lockdep reports LKDTM cannot provoke) and
 # the article suite's regmap KUnit module, the history suite's module
-# with a trace event, and the tree's preemptirq_delay_test for ftracetest.
+# with a trace event, the tree's preemptirq_delay_test for ftracetest,
+# and sis_test's probe on the bare placement tracepoint.
 # One make run for the image and the in-tree modules (Module.symvers, for
 # modpost), then the four outside modules side by side.
 kmake -j"$jobs" bzImage modules
 pids=
-for m in tests/lab/splat tests/article/regmap tests/snapshot/modevent \
-	tests/snapshot/preemptirq; do
+# tests/sched/sis_tp (a probe on sched_sis_decision_tp) only where the
+# tracepoint is: not on stock.
+mods="tests/lab/splat tests/article/regmap tests/snapshot/modevent tests/snapshot/preemptirq"
+! grep -q sched_sis_decision_tp "$src/include/trace/events/sched.h" ||
+	mods="$mods tests/sched/sis_tp"
+for m in $mods; do
 	mod=$top/build/modules/$name/${m##*/}
 	rm -rf "$mod" && mkdir -p "$mod" && cp "$top/$m"/* "$mod"/
 	[ "$m" != tests/snapshot/preemptirq ] ||
