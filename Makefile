@@ -35,6 +35,7 @@ help:
 	@echo "  JSON=FILE          check: also write a KernelCI KCIDB report"
 	@echo "  FUNCS=wakeup       stress: what the function tracers trace (wakeup or all)"
 	@echo "  FRESH=1            ftracetest: rerun both kernels instead of reusing logs"
+	@echo "  KERNEL=upstream    ftracetest: the kernel held to stock (default lab); DEPTH=4"
 	@echo "  ALL=1              scripts/config-matrix.sh: every commit, not HEAD only"
 	@echo "suites (./lab check --list shows their tests):"
 	@./lab check --help | sed -n '/^suites:/,/^$$/p' | sed '1d;/^$$/d'
@@ -120,5 +121,8 @@ distclean:
 checkpatch: tree
 	@tests/series/checkpatch.sh
 
-ftracetest: kernels
-	@scripts/ftracetest-compare.py $(if $(FRESH),--fresh)
+# KERNEL=upstream compares the upstream kernel with stock; DEPTH=4 runs
+# it at snapshot_depth 4.
+ftracetest: kernel-stock $(if $(KERNEL),kernel-$(KERNEL),kernel-lab)
+	@scripts/ftracetest-compare.py $(if $(FRESH),--fresh) $(if $(KERNEL),--kernel $(KERNEL)) \
+		$(if $(DEPTH),--depth $(DEPTH))

@@ -1,7 +1,12 @@
 #!/usr/bin/env python3
-"""make ftracetest: the whole ftracetest suite of the lab tree on the lab and
-the stock kernel (10x2 guest, single-threaded TCG), then every case that
-passes on stock and not on lab.  Exit 1 if there is any such case.
+"""make ftracetest: the whole ftracetest suite of the lab tree on a kernel
+(--kernel: lab, upstream, debug; default lab) and on the stock kernel
+(10x2 guest, single-threaded TCG), then every case that passes on stock
+and not on that kernel.  Exit 1 if there is any such case.  --depth N
+runs the kernel's side at snapshot_depth N (FTRACETEST_SNAPSHOT_DEPTH,
+which the series' ftracetest sets before each case); stock runs at 1.
+
+  scripts/ftracetest-compare.py [--fresh] [--kernel K] [--depth N]
 
 A kernel's run takes about half an hour, so its log in build/ftracetest/
 is reused while it is newer than that kernel's image; --fresh runs both."""
@@ -20,9 +25,25 @@ CMD = ["sh", "-c", "cd build/linux/tools/testing/selftests/ftrace && "
        "./ftracetest -K -l /tmp/ftracetest-logs"]
 RESULT = re.compile(r"^(ok|not ok) \d+ (.*?)(?: # (\w+).*)?$")
 os.makedirs(os.path.join(TOP, "build/ftracetest"), exist_ok=True)
+def option(name, default):
+    if name in sys.argv:
+        i = sys.argv.index(name)
+        if i + 1 < len(sys.argv):
+            return sys.argv[i + 1]
+        sys.exit(f"ftracetest: {name} needs a value")
+    return default
+
+
+OTHER = option("--kernel", "lab")
+DEPTH = option("--depth", "1")
+if OTHER == "stock" or not DEPTH.isdigit() or not 1 <= int(DEPTH) <= 32:
+    sys.exit("usage: ftracetest-compare.py [--fresh] [--kernel lab|upstream|debug] [--depth 1..32]")
 results = {}
-for kernel in ("stock", "lab"):
-    log = os.path.join(TOP, f"build/ftracetest/{kernel}.log")
+for kernel in ("stock", OTHER):
+    depth = DEPTH if kernel != "stock" else "1"
+    env = [f"FTRACETEST_SNAPSHOT_DEPTH={depth}"] if depth != "1" else []
+    log = os.path.join(TOP, f"build/ftracetest/{kernel}"
+                       + (f"-depth{depth}" if depth != "1" else "") + ".log")
     image = guest.resolve_kernel(kernel)
     if ("--fresh" not in sys.argv and os.path.exists(log)
             and os.path.getmtime(log) > os.path.getmtime(image)):
@@ -34,7 +55,7 @@ for kernel in ("stock", "lab"):
         print(f"ftracetest: the whole suite on the {kernel} kernel "
               "(single-threaded TCG, about 30 min)", flush=True)
         out = io.BytesIO()
-        spec = guest.GuestSpec.make(kernel=kernel, tcg="single", timeout=5400)
+        spec = guest.GuestSpec.make(kernel=kernel, tcg="single", timeout=5400, env=env)
         res = guest.run(spec, CMD, stdout=out, stderr=io.BytesIO())
         text = out.getvalue().decode(errors="replace")
         if res.kind != "exit":
@@ -55,8 +76,10 @@ for kernel in ("stock", "lab"):
     print(f"ftracetest: {kernel}: {len(cases)} cases, {counts}", flush=True)
 
 worse = sorted(c for c, v in results["stock"].items()
-               if v == "pass" and results["lab"].get(c) != "pass")
+               if v == "pass" and results[OTHER].get(c) != "pass")
 for c in worse:
-    print(f"ftracetest: passes on stock, not on lab: {c} ({results['lab'].get(c, 'missing')})")
-print(f"ftracetest: {len(worse)} case(s) pass on stock and not on lab; logs in build/ftracetest/")
+    print(f"ftracetest: passes on stock, not on {OTHER}: {c} "
+          f"({results[OTHER].get(c, 'missing')})")
+print(f"ftracetest: {len(worse)} case(s) pass on stock and not on {OTHER} (depth {DEPTH}); "
+      "logs in build/ftracetest/")
 sys.exit(1 if worse else 0)
