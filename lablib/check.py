@@ -389,15 +389,23 @@ TIME_LIMIT = 900
 TIME_LIMITS = {"matrix": 3600, "bisect": 2400, "stress": 2400, "history-debug": 3000,
                "lifetime-debug": 1800, "latency-debug": 1800, "ftracetest": 1800,
                "ftracetest-depth4": 1800, "article-drivers": 1800, "demo": 1800,
-               "demo-stock": 2400, "lab-debug": 1800, "stock-compare": 1500}
+               "demo-stock": 2400, "lab-debug": 1800, "stock-compare": 1500,
+               "tracer-switches": 1800}
 _running = set()
 
 
 def time_limit(name):
     """The time limit of suite `name`'s host process, in seconds:
-    $LAB_SUITE_TIME_LIMIT overrides every one."""
+    $LAB_SUITE_TIME_LIMIT overrides every one (main() checks it)."""
     env = os.environ.get("LAB_SUITE_TIME_LIMIT")
     return float(env) if env else TIME_LIMITS.get(name, TIME_LIMIT)
+
+
+def on_signal(sig, frame):
+    """SIGTERM or SIGHUP to lab check: end the suites with it, since each
+    runs in a session of its own."""
+    kill_running()
+    sys.exit(128 + sig)
 
 
 def kill_running():
@@ -434,14 +442,21 @@ def run_suite(suite, argv, env, kernel, emit=emit):
                             stderr=subprocess.PIPE, text=True, errors="replace",
                             start_new_session=True)
     limit = time_limit(suite.name)
-    hung = []
+    hung, ended = [], threading.Event()
 
     def kill():
+        # SIGTERM first, so that lab run stops its guest and a build its
+        # worktree; SIGKILL for what is left 10 s later.
+        if ended.is_set():
+            return
         hung.append(True)
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            try:
+                os.killpg(proc.pid, sig)
+            except ProcessLookupError:
+                return
+            if ended.wait(10):
+                return
     timer = threading.Timer(limit, kill)
     timer.daemon = True
     timer.start()
@@ -467,13 +482,9 @@ def run_suite(suite, argv, env, kernel, emit=emit):
     _, wstatus, usage = os.wait4(proc.pid, 0)
     status = proc.returncode = os.waitstatus_to_exitcode(wstatus)
     timer.cancel()
+    ended.set()
     _running.discard(proc.pid)
     if hung:
-        # What is left of the session (a guest) holds the pipes open.
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         status = guest.EXIT_TIMEOUT
     t.join()
     suite.secs = time.time() - t0
@@ -653,6 +664,12 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None)
             jobs = JOBS if (os.cpu_count() or 1) > 1 else 1
         if jobs < 1:
             raise CheckError(f"--jobs {jobs}: want 1 or more")
+        limit = os.environ.get("LAB_SUITE_TIME_LIMIT")
+        try:
+            if limit is not None and float(limit) <= 0:
+                raise ValueError
+        except ValueError:
+            raise CheckError(f"LAB_SUITE_TIME_LIMIT={limit}: want seconds, above 0") from None
         specs = parse_specs(names) or default_specs(full)
         missing = [k for k in kernels_needed(specs, kernel)
                    if not os.path.isfile(guest.KERNELS.get(k, k))]
@@ -667,6 +684,9 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None)
     if note:
         print(f"lab check: {note}", file=sys.stderr, flush=True)
     os.makedirs(LOGDIR, exist_ok=True)
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, on_signal)
     print("KTAP version 1")
     if not names:
         for n, why in NOT_BY_DEFAULT.items():

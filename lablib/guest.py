@@ -58,14 +58,15 @@ FAST_BOOT = "lpj=10000000 tsc=reliable"
 SPLATS = [
     ("crash", "panic", r"Kernel panic - not syncing"),
     ("crash", "oops", r"Oops: |BUG: unable to handle|BUG: kernel NULL pointer|"
-                      r"general protection fault|kernel BUG at|Unable to handle kernel"),
+                      r"^general protection fault|kernel BUG at|Unable to handle kernel"),
     ("warn", "KASAN", r"BUG: KASAN: |KASAN: .*(out-of-bounds|use-after-free|double-free|invalid-free)"),
     ("warn", "UBSAN", r"UBSAN: "),
     ("warn", "lockdep", r"WARNING: (possible circular locking dependency|inconsistent lock state|"
                         r"possible recursive locking|suspicious RCU usage|bad unlock balance|"
                         r"held lock freed|lock held when returning|possible irq lock inversion|"
                         r".*lock.* detected)|BUG: (lock held|held lock|looking up invalid subclass)|"
-                        r"INFO: trying to register non-static key|DEBUG_LOCKS_WARN_ON\("),
+                        r"INFO: trying to register non-static key|DEBUG_LOCKS_WARN_ON\(|"
+                        r"^\[ BUG: "),
     ("warn", "RCU stall", r"rcu: INFO: \S+ (self-)?detected (expedited )?stalls?|"
                           r"INFO: rcu_\S+ (self-)?detected (expedited )?stall"),
     ("warn", "kmemleak", r"kmemleak: \d+ new suspected memory leaks?"),

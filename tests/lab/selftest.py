@@ -238,6 +238,7 @@ def test_splats_are_classified():
         ("[    5.123456][    C1] BUG: KASAN: use-after-free in f+0x1/0x2", "KASAN"),
         ("[  C1] BUG: sleeping function called from invalid context", "BUG"),
         ("WARNING: CPU: 0 PID: 1 at kernel/x.c:1 f", "WARNING"),
+        ("[  5.1] [ BUG: Invalid wait context ]", "lockdep"),
     ]
     for line, name in cases:
         got = guest.find_splat("[  0.0] booting\n" + line + "\n")
@@ -252,7 +253,8 @@ def test_splats_are_classified():
              "[  0.0] ODEBUG: selftest passed",
              "[  0.2] Spectre V2 : WARNING: Unprivileged eBPF is enabled",
              "[  0.3] kmemleak: Kernel memory leak detector initialized (mem pool available: 15)",
-             "[  0.3][    T1] rcu: Hierarchical RCU implementation."]
+             "[  0.3][    T1] rcu: Hierarchical RCU implementation.",
+             "[  9.9] traps: python3[81] general protection fault ip:7f01 sp:7ffe error:0"]
     for line in clean:
         assert guest.find_splat(line) is None, f"boot line taken for a splat: {line!r}"
 

@@ -181,8 +181,13 @@ a() {	# "echo $1 >> $2": no O_TRUNC, keeps a filter
 	failed append "$2" "$1" "$msg"
 	return 1
 }
-r() {	# read file $1 to the end, in at most ${2:-5} s; a timeout is TIMEOUT
-	msg=$(timeout "${2:-5}" cat "$1" 2>&1 > /dev/null) && return 0
+# A read or poll that takes READ_LIMIT seconds is a hang (TIMEOUT):
+# opening most files waits for trace_types_lock, which a tracer switch
+# holds for seconds (minutes on the debug kernel under TCG), so the
+# limit is generous; the loops' own deadline judges slowness.
+READ_LIMIT=120
+r() {	# read file $1 to the end, in at most ${2:-READ_LIMIT} s; a timeout is TIMEOUT
+	msg=$(timeout "${2:-$READ_LIMIT}" cat "$1" 2>&1 > /dev/null) && return 0
 	rc=$?
 	if [ $rc = 124 ]; then
 		failed read "$1" "" "TIMEOUT"
@@ -200,6 +205,10 @@ r() {	# read file $1 to the end, in at most ${2:-5} s; a timeout is TIMEOUT
 # task blocked for 240 s, a 600 s run one blocked for 600 s, while it runs.
 HUNG=$(( DURATION > 240 ? DURATION : 240 ))
 [ ! -e /proc/sys/kernel/hung_task_timeout_secs ] || w $HUNG /proc/sys/kernel/hung_task_timeout_secs
+# khungtaskd looks every hung_task_timeout_secs by default: every 10 s
+# instead, so that a task blocked for HUNG seconds is reported soon after.
+[ ! -e /proc/sys/kernel/hung_task_check_interval_secs ] ||
+	w 10 /proc/sys/kernel/hung_task_check_interval_secs
 
 # Kernel-side setup: schedstats on, events on, kmemleak clean before.
 w 1 /proc/sys/kernel/sched_schedstats
@@ -308,7 +317,7 @@ readers() {
 	r $T/per_cpu/cpu1/snapshot_raw 2
 }
 pollers() {
-	msg=$(timeout 5 python3 -c "
+	msg=$(timeout $READ_LIMIT python3 -c "
 import os, select, sys
 try:
     f = open('$T/snapshot')
@@ -425,8 +434,8 @@ done
 # debug kernel under single-threaded TCG took minutes of CPU time, in
 # state R, when the function tracers traced every function (FUNCS=all:
 # loops 312 s and 650 s late); with the wake-up filter the 600 s run
-# ended 48 s late.  A task blocked for 480 s is a hang, and the hung-task
-# detector reports it (exit 122).
+# ended 48 s late.  A task blocked for HUNG seconds is a hang, and the
+# hung-task detector reports it (exit 122).
 GRACE=$(( DURATION > 180 ? DURATION : 180 ))
 LATE=$(( GRACE / 2 < 120 ? GRACE / 2 : 120 ))
 hung=

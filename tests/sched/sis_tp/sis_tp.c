@@ -1,20 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A probe on the bare sched_sis_decision_tp tracepoint, attached as a
- * module attaches one.  It keeps the last decision of each task (by pid,
- * in 256 slots) and shows them in /sys/kernel/debug/sis_tp, one line a
- * task: "PID PREV TARGET DEST REASON".  sis_test holds them against the
- * sched_select_idle_sibling event and against where the task ran.
+ * module attaches one.  It keeps the last decision of each task named
+ * comm (sis_test: by pid, in 256 slots) and shows them in
+ * /sys/kernel/debug/sis_tp, one line a task: "PID PREV TARGET DEST
+ * REASON".  sis_test holds them against what it staged and against the
+ * sched_select_idle_sibling event.
  */
 #include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/spinlock.h>
+#include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
 
 #define SLOTS 256
+
+/* Only tasks of this name are recorded: other wake-ups share no slot. */
+static char comm[TASK_COMM_LEN] = "sis_test";
+module_param_string(comm, comm, sizeof(comm), 0444);
+MODULE_PARM_DESC(comm, "record only the decisions of tasks of this name");
 
 struct decision {
 	pid_t pid;
@@ -46,6 +53,8 @@ static void sis_tp_probe(void *data, struct task_struct *p, int prev, int target
 	struct decision *d = &last[p->pid % SLOTS];
 	unsigned long flags;
 
+	if (strncmp(p->comm, comm, TASK_COMM_LEN))
+		return;
 	raw_spin_lock_irqsave(&last_lock, flags);
 	d->pid = p->pid;
 	d->prev = prev;
