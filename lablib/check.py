@@ -76,7 +76,7 @@ SUITES = {
                      "build/selftests/sis_test"]),
     "sched-skips": ("sis_cow_test and sis_test skip or judge, never fail: cpusets, an "
                     "isolated partition, an offline CPU, a busy machine, another LLC busy",
-                    [LAB, "run", "--kernel", "{kernel}", "--numa", "2", "--",
+                    [LAB, "run", "--kernel", "{kernel}", *SIS_TP, "--numa", "2", "--",
                      "tests/sched/skips.sh"]),
     "snapshot": ("the ftrace snapshot file against the 3.9 seed's table",
                  [LAB, "run", *TRACING, "--kernel", "{kernel}", "--", "tests/snapshot/seed.sh"]),
