@@ -92,12 +92,14 @@ def source(m):
 
 
 def mutate(m, text):
-    """text with m's block replaced; ValueError unless it occurs once."""
-    old = "\n".join(m.old) + "\n"
-    count = text.count(old)
+    """text with m's block of whole lines replaced; ValueError unless it
+    occurs once."""
+    old = "\n" + "\n".join(m.old) + "\n"
+    hay = "\n" + text
+    count = hay.count(old)
     if count != 1:
         raise ValueError(f"mutant {m.name}: its '-' lines occur {count} times in {m.file}")
-    return text.replace(old, "\n".join(m.new) + ("\n" if m.new else ""))
+    return hay.replace(old, "\n" + "".join(ln + "\n" for ln in m.new))[1:]
 
 
 def run(argv, log):
