@@ -102,15 +102,20 @@ def mutate(m, text):
     return hay.replace(old, "\n" + "".join(ln + "\n" for ln in m.new))[1:]
 
 
-def run(argv, log):
+def run(argv, log, env=None):
     with open(log, "w") as f:
-        return subprocess.run(argv, cwd=TOP, stdout=f, stderr=subprocess.STDOUT).returncode
+        return subprocess.run(argv, cwd=TOP, stdout=f, stderr=subprocess.STDOUT,
+                              env=env).returncode
 
 
 def build(kernel, log):
     steps = [["scripts/tree.sh", "upstream"]] if kernel == "upstream" else []
+    # Without ccache: a mutant's object once came back from the cache for
+    # the restored source (a clean kernel with a mutant's fair.o), and a
+    # rebuild of the one file a mutant touches needs no cache.
+    env = dict(os.environ, CCACHE_DISABLE="1")
     for step in steps + [["scripts/kernel.sh", kernel]]:
-        if run(step, log):
+        if run(step, log, env):
             return False
     return True
 
