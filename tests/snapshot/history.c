@@ -676,6 +676,36 @@ TEST_F(snap, poll_wakes_for_a_file_write_and_rearms_on_read)
 	close(fd);
 }
 
+/*
+ * A poller already asleep when the snapshot is taken: the snapshot must
+ * wake it, not its timeout.  The cases above poll after the snapshot,
+ * when poll() answers without sleeping.
+ */
+TEST_F(snap, poll_asleep_before_a_snapshot_wakes_for_it)
+{
+	int fd, status = -1, i;
+	pid_t pid, done = 0;
+
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
+	pid = fork();
+	if (pid == 0)
+		_exit(readable(fd, 10000) ? 0 : 1);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(sleeping(pid));
+	ASSERT_EQ(0, snap("A1"));
+	/* 5 s, half its timeout, is plenty under TCG */
+	for (i = 0; i < 50 && !(done = waitpid(pid, &status, WNOHANG)); i++)
+		usleep(100 * 1000);
+	if (!done) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	close(fd);
+	ASSERT_TRUE(done > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		TH_LOG("the poller was not woken by the snapshot within 5 s");
+}
+
 TEST_F(snap, a_read_from_offset_0_reads_the_newest_snapshot)
 {
 	ssize_t n;
@@ -1442,7 +1472,7 @@ TEST_F(snap, poll_reports_a_snapshot_file_writable)
 }
 
 /*
- * A blocking read of @path (a per_cpu/cpuN/*_raw file); 0 once it returned
+ * A blocking read of @path (a per_cpu/cpuN/..._raw file); 0 once it returned
  * data. It says "o" on @ready just before it reads.
  */
 static int read_raw(const char *path, int ready)
