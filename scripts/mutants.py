@@ -6,7 +6,8 @@ check that the suites notice.
 
 Each mutant of tests/mutants/mutants.txt names a file of the kernel tree,
 a block of lines in it and their replacement, the kernel it goes into
-(lab: build/linux; upstream: build/upstream) and the suites expected to
+(lab: build/linux; upstream: build/upstream; debug: build/linux
+under the debug config) and the suites expected to
 kill it.  For each: patch the tree, rebuild that kernel (ccache: about a
 minute), run `./lab check` on those suites, put the file back.  A mutant
 is killed when a suite fails, survives when all pass, and is "broken"
@@ -25,7 +26,9 @@ from dataclasses import dataclass, field
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MUTANTS = os.path.join(TOP, "tests/mutants/mutants.txt")
-TREES = {"lab": "build/linux", "upstream": "build/upstream"}
+# debug: the lab tree under the debug config (lockdep, KASAN, fault
+# injection), for the suites that only run there.
+TREES = {"lab": "build/linux", "upstream": "build/upstream", "debug": "build/linux"}
 LOGDIR = os.path.join(TOP, "build/mutants")
 
 

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Bad input to the snapshot files: every input of the table must fail
- * with EINVAL (EFAULT for a bad pointer) and change nothing that can be
- * observed: the content and header of "snapshot" and of every
- * snapshots/N, and snapshot_depth.
+ * with EINVAL (ERANGE for a number too big, EFAULT for a bad pointer) and
+ * change nothing that can be observed: the content and header of
+ * "snapshot" and of every snapshots/N, and snapshot_depth.
  *
- *   snapshot, per_cpu/cpuN/snapshot   one decimal number, optionally
- *                                      followed by one newline
+ *   snapshot, per_cpu/cpuN/snapshot   what kstrtoul_from_user() takes,
+ *                                      as in 6.12: a decimal number,
+ *                                      optionally followed by a newline,
+ *                                      read up to a NUL or 66 bytes
  *   snapshot_depth                     the same, 1 to 32, in one write
  *                                      at offset 0
  *   snapshots/N                        read-only
@@ -44,12 +46,7 @@ static const struct input common_bad[] = {
 	IN("leading space", " 1"),
 	IN("trailing space", "1 "),
 	IN("two newlines", "1\n\n"),
-	IN("embedded NUL", "1\0x"),
-	IN("2^64", "18446744073709551616"),
-	IN("23 characters", "00000000000000000000001"),
-	/* kstrtoul_from_user() cut this to 66 zeros: it freed the snapshot */
-	IN("66 zeros and a 1",
-	   "000000000000000000000000000000000000000000000000000000000000000000" "1"),
+	IN("NUL first", "\0" "1"),
 };
 
 static const struct input depth_bad[] = {
@@ -110,20 +107,29 @@ static void state(char *out, size_t size)
 	strncat(out, part, size - strlen(out) - 1);
 }
 
-static void check_table(struct __test_metadata *_metadata, const char *path,
-			const struct input *tab, size_t n)
+static void check_table_err(struct __test_metadata *_metadata, const char *path,
+			    const struct input *tab, size_t n, int err)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		state(before, sizeof(before));
-		EXPECT_EQ(EINVAL, write_input(path, &tab[i]))
-			TH_LOG("%s: '%s' was not EINVAL", path, tab[i].name);
+		EXPECT_EQ(err, write_input(path, &tab[i]))
+			TH_LOG("%s: '%s' was not %s", path, tab[i].name, strerror(err));
 		state(after, sizeof(after));
 		EXPECT_STREQ(before, after)
 			TH_LOG("%s: '%s' changed something", path, tab[i].name);
 	}
 }
+
+static void check_table(struct __test_metadata *_metadata, const char *path,
+			const struct input *tab, size_t n)
+{
+	check_table_err(_metadata, path, tab, n, EINVAL);
+}
+
+/* One past ULONG_MAX, as kstrtoul() tells it apart */
+static const struct input too_big = IN("2^64", "18446744073709551616");
 
 FIXTURE(files) {
 	int unused;
@@ -167,6 +173,7 @@ TEST_F(files, snapshot_table)
 {
 	check_table(_metadata, T "snapshot", common_bad,
 		    sizeof(common_bad) / sizeof(common_bad[0]));
+	check_table_err(_metadata, T "snapshot", &too_big, 1, ERANGE);
 }
 
 TEST_F(files, per_cpu_snapshot_table)
@@ -176,6 +183,7 @@ TEST_F(files, per_cpu_snapshot_table)
 	check_table(_metadata, T "per_cpu/cpu0/snapshot", common_bad,
 		    sizeof(common_bad) / sizeof(common_bad[0]));
 	check_table(_metadata, T "per_cpu/cpu0/snapshot", &zero, 1);
+	check_table_err(_metadata, T "per_cpu/cpu0/snapshot", &too_big, 1, ERANGE);
 }
 
 TEST_F(files, snapshot_depth_table)
@@ -184,6 +192,7 @@ TEST_F(files, snapshot_depth_table)
 		    sizeof(common_bad) / sizeof(common_bad[0]));
 	check_table(_metadata, T "snapshot_depth", depth_bad,
 		    sizeof(depth_bad) / sizeof(depth_bad[0]));
+	check_table_err(_metadata, T "snapshot_depth", &too_big, 1, ERANGE);
 }
 
 TEST_F(files, history_files_are_read_only)
@@ -209,10 +218,17 @@ TEST_F(files, history_files_are_read_only)
 
 TEST_F(files, valid_forms_are_accepted)
 {
+	/* As 6.12: kstrtoul_from_user() stops at a NUL */
+	static const struct input nul = IN("1, NUL, x", "1\0x");
+	static const struct input depth_nul = IN("2 and NULs", "2\0\0\0");
+
 	EXPECT_EQ(0, wr(T "snapshot_depth", "2\n"));
 	EXPECT_EQ(0, wr(T "snapshot_depth", "3"));
 	EXPECT_EQ(0, wr(T "snapshot", "1\n"));
 	EXPECT_EQ(0, wr(T "snapshot", "00000000000000000001"));
+	EXPECT_EQ(0, write_input(T "snapshot", &nul));
+	EXPECT_EQ(0, wr(T "snapshot", "00000000000000000000001"));
+	EXPECT_EQ(0, write_input(T "snapshot_depth", &depth_nul));
 }
 
 TEST_F(files, bad_user_pointer_is_efault)

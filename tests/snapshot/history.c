@@ -153,11 +153,12 @@ static const char *probe_function(void)
 	return NULL;
 }
 
-static int readable(int fd, int ms)
+/* Whether a snapshot file reports a new snapshot (POLLPRI) within @ms */
+static int snapped(int fd, int ms)
 {
-	struct pollfd p = { .fd = fd, .events = POLLIN };
+	struct pollfd p = { .fd = fd, .events = POLLPRI };
 
-	return poll(&p, 1, ms) == 1 && (p.revents & POLLIN);
+	return poll(&p, 1, ms) == 1 && (p.revents & POLLPRI);
 }
 
 /* Forks a child that exits at once, the event the triggers wait for. */
@@ -215,6 +216,8 @@ static void reset(void)
 	 * Truncating set_ftrace_filter leaves probes, which hold the
 	 * snapshot; a counted probe goes only by its counted form.
 	 */
+	wr_append(T "set_ftrace_filter", "!*:snapshot");
+	wr_append(T "set_ftrace_filter", "!*:snapshot:1");
 	for (i = 0; i < 3; i++) {
 		snprintf(probe, sizeof(probe), "!%s:snapshot", probe_names[i]);
 		wr_append(T "set_ftrace_filter", probe);
@@ -655,7 +658,7 @@ TEST_F(snap, poll_does_not_wake_without_a_snapshot)
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
 	mark("nothing");
-	ASSERT_FALSE(readable(fd, 500));
+	ASSERT_FALSE(snapped(fd, 500));
 	close(fd);
 }
 
@@ -665,15 +668,78 @@ TEST_F(snap, poll_wakes_for_a_file_write_and_rearms_on_read)
 
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
 	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
-	ASSERT_FALSE(readable(fd, 100));
+	ASSERT_FALSE(snapped(fd, 100));
 	ASSERT_EQ(0, snap("W1"));
-	ASSERT_TRUE(readable(fd, 2000));
+	ASSERT_TRUE(snapped(fd, 2000));
 	/* A read from offset 0 reads the new snapshot, and re-arms poll. */
 	ASSERT_LT(0, pread(fd, buf, BUFSZ - 1, 0));
-	ASSERT_FALSE(readable(fd, 300));
+	ASSERT_FALSE(snapped(fd, 300));
 	ASSERT_EQ(0, snap("W2"));
-	ASSERT_TRUE(readable(fd, 2000));
+	ASSERT_TRUE(snapped(fd, 2000));
 	close(fd);
+}
+
+/*
+ * Whether the snapshot is armed, as 6.12 shows it: an mmap() of a
+ * trace_pipe_raw file fails with EBUSY while it is.  1, 0, or -1 on any
+ * other error.
+ */
+static int snapshot_armed(void)
+{
+	int fd = open(T "per_cpu/cpu0/trace_pipe_raw", O_RDONLY);
+	long len = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (fd < 0)
+		return -1;
+	p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		close(fd);
+		return errno == EBUSY ? 1 : -1;
+	}
+	munmap(p, len);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Each function of a snapshot probe arms the snapshot once, whatever
+ * commands add and remove it: probes added one by one and removed
+ * together, or added together and removed one by one, leave it unarmed
+ * (6.12 counted commands: the first left it armed until reboot, the
+ * second warned in tracing_disarm_snapshot()).
+ */
+TEST_F(snap, probes_added_and_removed_in_any_grouping_leave_it_unarmed)
+{
+	static const char * const fn[] = { "__do_sys_getppid", "__do_sys_getpid" };
+	char line[64];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof(line), "\n%s\n", fn[i]);
+		if (rd(T "available_filter_functions") < 0 || !strstr(buf, line))
+			SKIP(return, "no traceable %s", fn[i]);
+	}
+	if (snapshot_armed())
+		SKIP(return, "mmap() of trace_pipe_raw refused before any probe");
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof(line), "%s:snapshot", fn[i]);
+		ASSERT_EQ(0, wr_append(T "set_ftrace_filter", line));
+	}
+	ASSERT_EQ(1, snapshot_armed());
+	ASSERT_EQ(0, wr_append(T "set_ftrace_filter", "!*:snapshot"));
+	ASSERT_EQ(0, snapshot_armed())
+		TH_LOG("two probes added one by one, removed with !*:snapshot: still armed");
+
+	/* "__do_sys_get*pid": both functions, in one command */
+	ASSERT_EQ(0, wr(T "set_ftrace_filter", "__do_sys_get*pid:snapshot:5"));
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(1, snapshot_armed())
+			TH_LOG("%d of 2 functions removed: no longer armed", i);
+		snprintf(line, sizeof(line), "!%s:snapshot:5", fn[i]);
+		ASSERT_EQ(0, wr_append(T "set_ftrace_filter", line));
+	}
+	ASSERT_EQ(0, snapshot_armed());
 }
 
 /*
@@ -690,7 +756,7 @@ TEST_F(snap, poll_asleep_before_a_snapshot_wakes_for_it)
 	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
 	pid = fork();
 	if (pid == 0)
-		_exit(readable(fd, 10000) ? 0 : 1);
+		_exit(snapped(fd, 10000) ? 0 : 1);
 	ASSERT_LT(0, pid);
 	ASSERT_TRUE(sleeping(pid));
 	ASSERT_EQ(0, snap("A1"));
@@ -730,10 +796,10 @@ TEST_F(snap, poll_wakes_for_an_event_trigger)
 	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
 	snprintf(trig, sizeof(trig), "snapshot if parent_pid == %d", getpid());
 	ASSERT_EQ(0, wr(T "events/sched/sched_process_fork/trigger", trig));
-	ASSERT_FALSE(readable(fd, 100));
+	ASSERT_FALSE(snapped(fd, 100));
 	mark("E1");
 	fork_one();
-	ASSERT_TRUE(readable(fd, 2000));
+	ASSERT_TRUE(snapped(fd, 2000));
 	ASSERT_LT(0, pread(fd, buf, BUFSZ - 1, 0));
 	ASSERT_NE(NULL, strstr(buf, " by trigger on CPU "));
 	ASSERT_NE(NULL, strstr(buf, "E1\n"));
@@ -752,9 +818,9 @@ TEST_F(snap, poll_wakes_for_a_function_probe)
 	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
 	snprintf(probe, sizeof(probe), "%s:snapshot:1", fn);
 	ASSERT_EQ(0, wr(T "set_ftrace_filter", probe));
-	ASSERT_FALSE(readable(fd, 100));
+	ASSERT_FALSE(snapped(fd, 100));
 	getppid();
-	ASSERT_TRUE(readable(fd, 2000));
+	ASSERT_TRUE(snapped(fd, 2000));
 	close(fd);
 }
 
@@ -765,9 +831,9 @@ TEST_F(snap, poll_on_a_history_file_wakes_too)
 	ASSERT_EQ(0, wr(T "snapshot_depth", "2"));
 	ASSERT_EQ(0, snap("Y1"));
 	ASSERT_LE(0, fd = open(T "snapshots/1", O_RDONLY));
-	ASSERT_FALSE(readable(fd, 100));
+	ASSERT_FALSE(snapped(fd, 100));
 	ASSERT_EQ(0, snap("Y2"));
-	ASSERT_TRUE(readable(fd, 2000));
+	ASSERT_TRUE(snapped(fd, 2000));
 	ASSERT_LT(0, pread(fd, buf, BUFSZ - 1, 0));
 	ASSERT_NE(NULL, strstr(buf, "Y1\n"));
 	close(fd);
@@ -1445,15 +1511,34 @@ TEST_F(snap, poll_counts_only_reads_from_offset_0)
 	ASSERT_EQ(0, snap("P0"));
 	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
 	ASSERT_EQ(0, snap("P1"));
-	ASSERT_TRUE(readable(fd, 2000));
+	ASSERT_TRUE(snapped(fd, 2000));
 	/* A read from 0 sees the notification... */
 	ASSERT_EQ(50, read(fd, buf, 50));
-	ASSERT_FALSE(readable(fd, 200));
+	ASSERT_FALSE(snapped(fd, 200));
 	/* ...a read further on does not use up the next one */
 	ASSERT_EQ(0, snap("P2"));
 	read(fd, buf, 50);
-	EXPECT_TRUE(readable(fd, 2000));
+	EXPECT_TRUE(snapped(fd, 2000));
 	close(fd);
+}
+
+/*
+ * For POLLIN and POLLOUT a snapshot file answers as 6.12's, which had no
+ * poll(): ready at once, with or without a new snapshot.
+ */
+TEST_F(snap, poll_for_pollin_is_ready_at_once_as_in_6_12)
+{
+	struct pollfd p = { .events = POLLIN };
+
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LE(0, p.fd = open(T "snapshot", O_RDONLY));
+	EXPECT_EQ(1, poll(&p, 1, 0));
+	EXPECT_EQ(POLLIN, p.revents);
+	ASSERT_EQ(0, snap("I1"));
+	p.events = POLLIN | POLLPRI;
+	EXPECT_EQ(1, poll(&p, 1, 2000));
+	EXPECT_EQ(POLLIN | POLLPRI, p.revents);
+	close(p.fd);
 }
 
 TEST_F(snap, poll_reports_a_snapshot_file_writable)

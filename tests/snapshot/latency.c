@@ -442,7 +442,7 @@ TEST_F(lat, a_new_maximum_brings_back_no_old_event)
 TEST_F(lat, poll_wakes_for_a_snapshot_next_to_a_latency_tracer)
 {
 	const char *dir = self->dir;
-	struct pollfd p = { .events = POLLIN };
+	struct pollfd p = { .events = POLLPRI };
 
 	ASSERT_EQ(0, put(at(dir, "snapshot_depth"), "2"));
 	ASSERT_EQ(0, put(at(dir, "current_tracer"), "irqsoff"));

@@ -31,6 +31,12 @@ HIDE_WHY = ("after a swap 6.12 showed the previous snapshot's events in the live
             "use them, and trace_pipe never showed them")
 
 
+POLLW = "tracing: Let poll() wait for a snapshot"
+POLLW_WHY = ("epoll_ctl() takes a snapshot file, which 6.12 refused with EPERM (no "
+             ".poll), and it then reports what poll() and select() report, as in "
+             "6.12: no program can depend on epoll refusing a file they accept")
+
+
 def hidden(stock):
     """The stock row with the previous snapshot's markers gone from the
     live buffer, as the hiding patch leaves it."""
@@ -60,9 +66,17 @@ INTENDED = {
     "write.snapshot.allocated.plus": (HIDE, HIDE_WHY, hidden),
     "write.snapshot.allocated.no_newline": (HIDE, HIDE_WHY, hidden),
     "write.per_cpu_snapshot.1": (HIDE, HIDE_WHY, hidden),
+    # kstrtoul_from_user() stops at a NUL: these take a snapshot, as "1"
+    "write.snapshot.allocated.nul": (HIDE, HIDE_WHY, hidden),
+    "write.snapshot.allocated.pad64": (HIDE, HIDE_WHY, hidden),
+    "write.per_cpu_snapshot.nul": (HIDE, HIDE_WHY, hidden),
+    "write.per_cpu_snapshot.pad64": (HIDE, HIDE_WHY, hidden),
     "under.event_trigger.echo_1": (HIDE, HIDE_WHY, hidden),
     "under.event_trigger_count.echo_1": (HIDE, HIDE_WHY, hidden),
     "under.trace_open.echo_1": (HIDE, HIDE_WHY, hidden),
+    "poll.snapshot.*": (POLLW, POLLW_WHY, lambda a: a.replace("epoll:EPERM", "epoll=1")),
+    "poll.per_cpu_cpu0_snapshot.*": (POLLW, POLLW_WHY,
+                                     lambda a: a.replace("epoll:EPERM", "epoll=1")),
     "header.snapshot": ("tracing: Say in the snapshot files' header how each snapshot was taken",
                         "one '#' comment line more; readers of the text format skip "
                         "comment lines, and no 6.12 line moves but the ones below it",
@@ -76,49 +90,9 @@ INTENDED = {
 # series' fourth round (issue 37) fixes them.  Each is a skip of its own
 # in the suite's output while the upstream row is exactly the one seen;
 # any other value fails the row.
-PARSER = ("'tracing: Parse the snapshot file's input strictly' refuses writes that "
-          "6.12's kstrtoul_from_user() takes (a NUL, NUL padding) or gives ERANGE")
-POLL = ("'tracing: Let poll() wait for a snapshot': 6.12 reports snapshot ready at "
-        "once (no .poll), the series blocks until the next snapshot")
 ARMED = ("'tracing: Do not free the snapshot while a snapshot trigger is armed': "
          "echo 0 is EBUSY where 6.12 freed the snapshot")
-LEAK = (ARMED + "; and the arm count leaks when two probes go in one write, so "
-        "echo 0 stays EBUSY until reboot")
 KNOWN = {
-    'write.snapshot.freed.nul': (PARSER,
-        'EINVAL snap=freed live=m1 on=1'),
-    'write.snapshot.freed.pad64': (PARSER,
-        'EINVAL snap=freed live=m1 on=1'),
-    'write.snapshot.freed.big': (PARSER,
-        'EINVAL snap=freed live=m1 on=1'),
-    'write.snapshot.freed.0_nul': (PARSER,
-        'EINVAL snap=freed live=m1 on=1'),
-    'write.snapshot.freed.2_pad64': (PARSER,
-        'EINVAL snap=freed live=m1 on=1'),
-    'write.snapshot.allocated.nul': (PARSER,
-        'EINVAL snap=m1 live=m2 on=1'),
-    'write.snapshot.allocated.pad64': (PARSER,
-        'EINVAL snap=m1 live=m2 on=1'),
-    'write.snapshot.allocated.big': (PARSER,
-        'EINVAL snap=m1 live=m2 on=1'),
-    'write.snapshot.allocated.0_nul': (PARSER,
-        'EINVAL snap=m1 live=m2 on=1'),
-    'write.snapshot.allocated.2_pad64': (PARSER,
-        'EINVAL snap=m1 live=m2 on=1'),
-    'write.per_cpu_snapshot.nul': (PARSER,
-        'EINVAL snap=m1 live=m2 on=1'),
-    'write.per_cpu_snapshot.pad64': (PARSER,
-        'EINVAL snap=m1 live=m2 on=1'),
-    'poll.snapshot.empty': (POLL,
-        'poll=0 select=-- epoll=0'),
-    'poll.snapshot.data': (POLL,
-        'poll=0 select=-- epoll=0'),
-    'poll.per_cpu_cpu0_snapshot.empty': (POLL,
-        'poll=0 select=-- epoll=0'),
-    'poll.per_cpu_cpu0_snapshot.data': (POLL,
-        'poll=0 select=-- epoll=0'),
-    'wake.snapshot.on_marker': (POLL,
-        'ready=0 early=no'),
     'under.event_trigger.echo_0': (ARMED,
         'arm=ok 40 EBUSY snap=m1 live=m2 on=1 then=snap=m1 live=m2 on=1'),
     'under.event_trigger_count.echo_0': (ARMED,
@@ -127,8 +101,8 @@ KNOWN = {
         'arm=ok 9 fired=m1 EBUSY snap=allocated on=1 not_allocated=no'),
     'probe.schedule.echo_0': (ARMED,
         'arm=ok 18 during=EBUSY removed=ok 12 left=0 after=ok 2 snap=freed on=1'),
-    'probe.schedule+schedule_timeout.echo_0': (LEAK,
-        'arm=ok 18,ok 26 during=EBUSY removed=ok 12 left=0 after=EBUSY snap=allocated on=1'),
+    'probe.schedule+schedule_timeout.echo_0': (ARMED,
+        'arm=ok 18,ok 26 during=EBUSY removed=ok 12 left=0 after=ok 2 snap=freed on=1'),
 }
 
 
