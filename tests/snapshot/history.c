@@ -772,6 +772,23 @@ TEST_F(snap, poll_asleep_before_a_snapshot_wakes_for_it)
 		TH_LOG("the poller was not woken by the snapshot within 5 s");
 }
 
+/*
+ * A sub-buffer order change after snapshots: the buffer that came back
+ * live hides the events it held, and its new sub-buffers are numbered on
+ * from its old tail, so that what is written next is not taken for old.
+ */
+TEST_F(snap, events_after_a_subbuf_order_change_are_not_hidden)
+{
+	ASSERT_EQ(0, snap("S1"));
+	ASSERT_EQ(0, snap("S2"));
+	ASSERT_EQ(0, wr(T "buffer_subbuf_size_kb", "8"));
+	mark("N1");
+	EXPECT_TRUE(has(T "trace", "N1\n"))
+		TH_LOG("a marker written after the order change is hidden");
+	ASSERT_EQ(0, snap("S3"));
+	EXPECT_TRUE(has(T "snapshot", "N1\n"));
+}
+
 TEST_F(snap, a_read_from_offset_0_reads_the_newest_snapshot)
 {
 	ssize_t n;
