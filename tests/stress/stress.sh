@@ -463,13 +463,18 @@ while :; do
 	fi
 	sleep 2
 done
-echo "# stress: loops ended $(( $(date +%s) - end ))s after the deadline" >&2
+late=$(( $(date +%s) - end ))
+echo "# stress: loops ended ${late}s after the deadline" >&2
+# Seen ended is not ended in time: a check starved past the grace (one
+# saw every loop gone 342 s late) cannot tell when they ended.
+[ -z "$hung" ] && [ "$late" -gt "$GRACE" ] && hung=late
 
 ktap_print_header
 ktap_set_plan 4
 if [ -z "$hung" ]; then
 	ktap_test_pass "every loop ended within $GRACE s of the deadline"
 else
+	[ "$hung" = late ] && echo "# the loops were seen ended ${late}s after the deadline, past the ${GRACE}s grace"
 	for p in $hung; do
 		for n in $names; do [ "${n%%:*}" = "$p" ] && echo "# still running: ${n#*:} ($p)"; done
 	done
