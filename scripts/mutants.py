@@ -8,7 +8,7 @@ Each mutant of tests/mutants/mutants.txt names a file of the kernel tree,
 a block of lines in it and their replacement, the kernel it goes into
 (lab: build/linux; upstream: build/upstream; debug: build/linux
 under the debug config) and the suites expected to
-kill it.  For each: patch the tree, rebuild that kernel (ccache: about a
+kill it.  For each: patch the tree, rebuild that kernel (no ccache: about a
 minute), run `./lab check` on those suites, put the file back.  A mutant
 is killed when a suite fails, survives when all pass, and is "broken"
 when it does not build.  Last, the kernels are rebuilt clean, a table is

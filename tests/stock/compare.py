@@ -74,6 +74,8 @@ INTENDED = {
     "under.event_trigger.echo_1": (HIDE, HIDE_WHY, hidden),
     "under.event_trigger_count.echo_1": (HIDE, HIDE_WHY, hidden),
     "under.trace_open.echo_1": (HIDE, HIDE_WHY, hidden),
+    # No POLLPRI here though a snapshot came after the open: the first
+    # allocation is not reported (closing note of 2026-12-06, issue 37).
     "poll.snapshot.*": (POLLW, POLLW_WHY, lambda a: a.replace("epoll:EPERM", "epoll=1")),
     "poll.per_cpu_cpu0_snapshot.*": (POLLW, POLLW_WHY,
                                      lambda a: a.replace("epoll:EPERM", "epoll=1")),

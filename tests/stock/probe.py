@@ -271,7 +271,7 @@ def conditions():
     reset()
 
 
-def readiness(rel, data_first):
+def readiness(rel, data_first, snap_while_open=False):
     """poll, select and epoll on a file: ready at once or not, with the
     buffer empty or with an event in it."""
     reset()
@@ -284,6 +284,8 @@ def readiness(rel, data_first):
     except OSError as e:
         return f"open:{errno.errorcode.get(e.errno, e.errno)}"
     try:
+        if snap_while_open:
+            quiet("snapshot", b"1")
         p = select.poll()
         p.register(fd, select.POLLIN | select.POLLPRI | select.POLLERR)
         ev = p.poll(0)
@@ -329,6 +331,7 @@ def polls():
         for data in (False, True):
             row(f"poll.{rel.replace('/', '_')}.{'data' if data else 'empty'}",
                 readiness(rel, data))
+    row("poll.snapshot.snapped_while_open", readiness("snapshot", False, True))
     row("wake.trace_pipe.on_marker", wakes("trace_pipe", lambda: mark("m1")))
     row("wake.snapshot.on_marker", wakes("snapshot", lambda: mark("m1")))
     reset()
