@@ -39,7 +39,7 @@ export CCACHE_BASEDIR="$top/build" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_mac
 # after the lab one shares.
 export CCACHE_DEPEND=1
 export LOCALVERSION="-$name"
-kmake() { make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" "$@"; }
+kmake() { make -C "$src" O="$out" ARCH=x86_64 CC="$top/scripts/ccache-cc" "$@"; }
 
 echo "kernel: configuring $name (tinyconfig +$(for f in $frags; do printf ' config/%s' "${f##*/}"; done))"
 # tinyconfig's own olddefconfig pass cannot be merged with ours: a
@@ -93,4 +93,15 @@ done
 failed=0
 for p in $pids; do wait "$p" || failed=1; done
 [ "$failed" = 0 ] || { echo "kernel: an outside test module of $name failed to build (above)" >&2; exit 1; }
+# The image boots what vmlinux holds: the same "Linux version" line, build
+# number included (scripts/ccache-cc says how a stale piggy.o broke that).
+want=$(strings -a "$out/vmlinux" | grep '^Linux version ' | sort -u)
+got=$("$src/scripts/extract-vmlinux" "$out/arch/x86/boot/bzImage" | strings -a |
+	grep '^Linux version ' | sort -u)
+if [ "$want" != "$got" ]; then
+	echo "kernel: $name: the bzImage holds another kernel than vmlinux:" >&2
+	echo "  vmlinux: $want" >&2
+	echo "  bzImage: $got" >&2
+	exit 1
+fi
 echo "kernel: $name built in $(( $(date +%s) - start ))s: $(cat "$out/include/config/kernel.release") ($(git -C "$src" describe --always --tags 2>/dev/null))"
