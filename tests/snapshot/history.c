@@ -1703,10 +1703,12 @@ static int drain(int fd, const char *needle)
 
 /*
  * An epoll entry stays on the wait queue it was added to, and a snapshot
- * moves that queue's buffer out of the live role: the entry must still
- * be woken by what is written to the live buffer afterwards.
+ * moves that queue's buffer out of the live role: the entry on @path must
+ * still be woken by what is written to the live buffer afterwards, at
+ * depth 1 and 3.
  */
-TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
+static void epoll_follows_the_live_buffer(struct __test_metadata *_metadata,
+					  const char *path)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	int d, i, ep, fd;
@@ -1716,7 +1718,7 @@ TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
 		snprintf(depth_s, sizeof(depth_s), "%d", d);
 		ASSERT_EQ(0, wr(T "snapshot_depth", depth_s));
 		ASSERT_EQ(0, wr(T "snapshot", "1"));
-		ASSERT_LE(0, fd = open(T "trace_pipe", O_RDONLY | O_NONBLOCK));
+		ASSERT_LE(0, fd = open(path, O_RDONLY | O_NONBLOCK));
 		ASSERT_LE(0, ep = epoll_create1(0));
 		ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
 		drain(fd, "");
@@ -1725,16 +1727,21 @@ TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
 			ASSERT_EQ(0, snap(tag));
 			drain(fd, "");
 			ASSERT_EQ(0, epoll_wait(ep, &ev, 1, 0))
-				TH_LOG("depth %d: readable, nothing to read", d);
+				TH_LOG("%s, depth %d: readable, nothing to read", path, d);
 			snprintf(tag, sizeof(tag), "NEW%d", i);
 			mark(tag);
 			EXPECT_EQ(1, epoll_wait(ep, &ev, 1, 2000))
-				TH_LOG("depth %d, snapshot %d: no wake-up", d, i);
+				TH_LOG("%s, depth %d, snapshot %d: no wake-up", path, d, i);
 			EXPECT_TRUE(drain(fd, tag));
 		}
 		close(ep);
 		close(fd);
 	}
+}
+
+TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
+{
+	epoll_follows_the_live_buffer(_metadata, T "trace_pipe");
 }
 
 /*
@@ -1744,35 +1751,9 @@ TEST_F(snap, epoll_on_trace_pipe_follows_the_live_buffer)
  */
 TEST_F(snap, epoll_on_a_cpu_trace_pipe_raw_follows_the_live_buffer)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	int d, i, ep, fd;
-	char depth_s[4], tag[16];
-
 	/* Woken by each event, not at a watermark */
 	ASSERT_EQ(0, wr(T "buffer_percent", "0"));
-	for (d = 1; d <= 3; d += 2) {
-		snprintf(depth_s, sizeof(depth_s), "%d", d);
-		ASSERT_EQ(0, wr(T "snapshot_depth", depth_s));
-		ASSERT_EQ(0, wr(T "snapshot", "1"));
-		ASSERT_LE(0, fd = open(T "per_cpu/cpu0/trace_pipe_raw", O_RDONLY | O_NONBLOCK));
-		ASSERT_LE(0, ep = epoll_create1(0));
-		ASSERT_EQ(0, epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev));
-		drain(fd, "");
-		for (i = 0; i < d + 1; i++) {
-			snprintf(tag, sizeof(tag), "RAWOLD%d", i);
-			ASSERT_EQ(0, snap(tag));
-			drain(fd, "");
-			ASSERT_EQ(0, epoll_wait(ep, &ev, 1, 0))
-				TH_LOG("depth %d: readable, nothing to read", d);
-			snprintf(tag, sizeof(tag), "RAWNEW%d", i);
-			mark(tag);
-			EXPECT_EQ(1, epoll_wait(ep, &ev, 1, 2000))
-				TH_LOG("depth %d, snapshot %d: no wake-up", d, i);
-			EXPECT_TRUE(drain(fd, tag));
-		}
-		close(ep);
-		close(fd);
-	}
+	epoll_follows_the_live_buffer(_metadata, T "per_cpu/cpu0/trace_pipe_raw");
 }
 
 /* Marks "<tag>0" from CPU 0 (this task) and "<tag>1" from CPU 1 */
