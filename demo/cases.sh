@@ -69,7 +69,12 @@ run_case() { # case run
 		> "$out.tbench" 2>&1 &
 	cli=$!
 	# The picture: snapshot the last moments of the run, tracing on.
-	sleep $((duration > 2 ? duration - 1 : 1))
+	# tbench prints a line a second once its client runs; wait for
+	# the next-to-last, however long the start took on a loaded host.
+	last=$((duration > 2 ? duration - 1 : 1))
+	until grep -Eq "execute +$last sec" "$out.tbench" || ! kill -0 $cli 2>/dev/null; do
+		sleep 0.2
+	done
 	echo 1 > $T/snapshot
 	ok=1
 	if ! timeout $((duration + 60)) sh -c "while kill -0 $cli 2>/dev/null; do sleep 1; done"; then

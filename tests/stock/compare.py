@@ -58,6 +58,19 @@ DROPPED_WHY = ("with the pause-on-trace option set (off by default) and trace op
                "had no snapshot to read, and now learns it at the write")
 
 
+FREED = "tracing: Take no snapshot once free_snapshot() has begun"
+FREED_WHY = ("a probe that hit while echo 0 freed the snapshot could swap the "
+             "live buffer into the half-freed one, so that the freed snapshot "
+             "showed live events and the next echo 0 left them there; that race "
+             "is the 6.12 bug the patch fixes, and stock shows it only sometimes")
+
+
+def freed_and_traced_on(stock):
+    """A probe row: the snapshot freed by echo 0 even where stock lost
+    the race, and tracing left on."""
+    return traced_on(stock.replace("snap=allocated", "snap=freed"))
+
+
 def traced_on(stock):
     """The stock row with tracing left on and no NOT ALLOCATED line."""
     return stock.replace("on=0", "on=1").replace("not_allocated=yes", "not_allocated=no")
@@ -97,7 +110,8 @@ INTENDED = {
     "under.trace_open_paused.echo_1": (DROPPED, DROPPED_WHY,
                                        lambda a: a.replace(" ok 2 ", " EBUSY ", 1)),
     "fire.marker_trigger.echo_0": (TRACE_ON, TRACE_ON_WHY, traced_on),
-    "probe.*.echo_0": (TRACE_ON, TRACE_ON_WHY, traced_on),
+    "probe.*.echo_0": (f"{TRACE_ON}\" and \"{FREED}", f"{TRACE_ON_WHY}; {FREED_WHY}",
+                       freed_and_traced_on),
     "header.snapshot": ("tracing: Say in the snapshot files' header how each snapshot was taken",
                         "one '#' comment line more; readers of the text format skip "
                         "comment lines, and no 6.12 line moves but the ones below it",
