@@ -52,12 +52,6 @@ TRACE_ON_WHY = ("6.12 turned tracing off at the first hit of a trigger or probe 
                 "user asked for depends on tracing stopping there")
 
 
-DROPPED = "tracing: Fail or count the snapshots that cannot be taken"
-DROPPED_WHY = ("with the pause-on-trace option set (off by default) and trace open, "
-               "6.12 answered success and took no snapshot: a program that went on "
-               "had no snapshot to read, and now learns it at the write")
-
-
 FREED = "tracing: Take no snapshot once free_snapshot() has begun"
 FREED_WHY = ("a probe that hit while echo 0 freed the snapshot could swap the "
              "live buffer into the half-freed one, so that the freed snapshot "
@@ -107,8 +101,6 @@ INTENDED = {
     "poll.snapshot.*": (POLLW, POLLW_WHY, lambda a: a.replace("epoll:EPERM", "epoll=1")),
     "poll.per_cpu_cpu0_snapshot.*": (POLLW, POLLW_WHY,
                                      lambda a: a.replace("epoll:EPERM", "epoll=1")),
-    "under.trace_open_paused.echo_1": (DROPPED, DROPPED_WHY,
-                                       lambda a: a.replace(" ok 2 ", " EBUSY ", 1)),
     "fire.marker_trigger.echo_0": (TRACE_ON, TRACE_ON_WHY, traced_on),
     "probe.*.echo_0": (f"{TRACE_ON}\" and \"{FREED}", f"{TRACE_ON_WHY}; {FREED_WHY}",
                        freed_and_traced_on),
