@@ -52,6 +52,12 @@ TRACE_ON_WHY = ("6.12 turned tracing off at the first hit of a trigger or probe 
                 "user asked for depends on tracing stopping there")
 
 
+ASLEEP = "tracing: Let a trace_pipe reader asleep across a snapshot read on"
+ASLEEP_WHY = ("6.12's reader slept on the queue of the buffer that became the "
+              "snapshot, and no later event woke it; no reader can depend on "
+              "missing the events written after a snapshot")
+
+
 FREED = "tracing: Take no snapshot once free_snapshot() has begun"
 FREED_WHY = ("a probe that hit while echo 0 freed the snapshot could swap the "
              "live buffer into the half-freed one, so that the freed snapshot "
@@ -104,6 +110,8 @@ INTENDED = {
     "fire.marker_trigger.echo_0": (TRACE_ON, TRACE_ON_WHY, traced_on),
     "probe.*.echo_0": (f"{TRACE_ON}\" and \"{FREED}", f"{TRACE_ON_WHY}; {FREED_WHY}",
                        freed_and_traced_on),
+    "read.trace_pipe_asleep_across_a_snapshot": (
+        ASLEEP, ASLEEP_WHY, lambda a: a.replace("after=-", "after=m2,m3")),
     "header.snapshot": ("tracing: Say in the snapshot files' header how each snapshot was taken",
                         "one '#' comment line more; readers of the text format skip "
                         "comment lines, and no 6.12 line moves but the ones below it",

@@ -434,6 +434,43 @@ def listings():
     row("read.snapshot_head", read("snapshot").splitlines()[0] if read("snapshot") else "")
 
 
+def read_until(fd, want, timeout):
+    """What fd gives until its markers end with want, or timeout."""
+    got, end = b"", time.time() + timeout
+    while not markers(got.decode(errors="replace")).endswith(want):
+        left = end - time.time()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            break
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            break
+        got += chunk
+    return got.decode(errors="replace")
+
+
+def readers():
+    """A trace_pipe reader asleep across a snapshot: which of the events
+    written after the snapshot it gets."""
+    reset()
+    quiet("snapshot", b"1")
+    quiet("trace", b"")
+    cat = subprocess.Popen(["cat", path("trace_pipe")], stdout=subprocess.PIPE)
+    fd = cat.stdout.fileno()
+    mark("m1")
+    before = markers(read_until(fd, "m1", 10))
+    # cat is asleep again, in the live buffer's queue
+    time.sleep(0.5)
+    snap = write("snapshot", b"1")
+    mark("m2")
+    mark("m3")
+    after = markers(read_until(fd, "m3", 3))
+    cat.kill()
+    cat.wait()
+    row("read.trace_pipe_asleep_across_a_snapshot",
+        f"before={before} {snap} after={after}")
+    reset()
+
+
 def main():
     if not os.path.isdir(T):
         print("probe: no tracefs at " + T, file=sys.stderr)
@@ -443,7 +480,7 @@ def main():
     # conditions last: a leak there (an arm count left behind) would
     # change every row after it.
     only = sys.argv[1:] or ["listings", "sizes", "writes", "history", "polls",
-                            "trace_cmd", "conditions"]
+                            "readers", "trace_cmd", "conditions"]
     for part in only:
         globals()[part]()
     print(f"# {len(ROWS)} rows", flush=True)
