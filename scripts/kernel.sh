@@ -5,6 +5,7 @@
 #   upstream  from build/upstream (base + the sched and tracing topics,
 #          without v3.9-repro)
 #   debug  from build/linux, plus config/debug.config (lockdep, KASAN, ...)
+#   each   from build/each/src, the commit scripts/boot-each.sh is at
 # All use config/lab.config merged onto tinyconfig, ccache and a persistent
 # O= directory inside the source tree (build/linux/.out, build/stock/.out,
 # build/upstream/.out, build/linux/.out-debug).
@@ -19,9 +20,10 @@ case "$name" in
 lab) src=$top/build/linux out=$top/build/linux/.out ;;
 stock) src=$top/build/stock out=$top/build/stock/.out ;;
 upstream) src=$top/build/upstream out=$top/build/upstream/.out ;;
+each) src=$top/build/each/src out=$top/build/each/src/.out ;;
 debug) src=$top/build/linux out=$top/build/linux/.out-debug
 	frags="$frags $top/config/debug.config" ;;
-*) echo "usage: scripts/kernel.sh lab|stock|upstream|debug" >&2; exit 2 ;;
+*) echo "usage: scripts/kernel.sh lab|stock|upstream|debug|each" >&2; exit 2 ;;
 esac
 [ -f "$src/Makefile" ] || { echo "kernel: $src missing: run 'make tree'" >&2; exit 1; }
 
