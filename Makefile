@@ -1,6 +1,6 @@
 # The lab's entry points.  `make help` lists them.
 .PHONY: help deps tree apply export stock upstream kernel-lab kernel-stock kernel-upstream kernel-debug kernels \
-	selftests check check-full checkpatch ftracetest demo stress matrix mutants clean distclean
+	selftests check check-full checkpatch ftracetest demo stress matrix boot-each mutants clean distclean
 
 SHELL := /bin/sh
 TREE := build/linux
@@ -23,6 +23,7 @@ help:
 	@echo "  make export        write $(TREE) base..HEAD back into patches/"
 	@echo "  make stress        the debug kernel under everything at once (DURATION, default 600 s)"
 	@echo "  make matrix        build every commit under the config matrix (scripts/config-matrix.sh)"
+	@echo "  make boot-each     build and boot every upstream-bound commit (scripts/boot-each.sh; ~2 min each)"
 	@echo "  make mutants       break the kernel one line at a time (tests/mutants/mutants.txt);"
 	@echo "                     fails unless the suites kill every mutant (MUTANTS=glob)"
 	@echo "  make clean         remove run directories and check logs; distclean all of build/"
@@ -96,6 +97,9 @@ stress: kernel-debug selftests
 # Every commit of the series under the config matrix (make check-full: HEAD).
 matrix: tree
 	@ALL=1 scripts/config-matrix.sh
+
+boot-each: tree selftests
+	@scripts/boot-each.sh
 
 # Longer, steadier runs: make demo RUNS=5 DURATION=30
 RUNS ?= 3

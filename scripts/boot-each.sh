@@ -61,7 +61,8 @@ for c in $commits; do
 	rc=$?
 	seed_bad=$(grep -E '^not ok [0-9]+ ' "$log" | grep -v ' not_allocated_else_is_einval$' | sed 's/^not ok [0-9]* //' | tr '\n' ' ')
 	seed_ok=$(grep -cE '^ok [0-9]+ ' "$log")
-	hist=$(sed -n 's/^# Totals: \(.*\)$/\1/p' "$log" | tail -n 1)
+	# seed.sh prints the first "# Totals:" line, the history suite the second
+	hist=$(sed -n 's/^# Totals: \(.*\)$/\1/p' "$log" | sed -n 2p)
 	why=
 	[ "$rc" -eq 0 ] || why="the guest exited $rc (splat, panic or timeout: build/each/$i.log)"
 	[ -z "$seed_bad" ] || why="${why:+$why; }seed's table failed: $seed_bad"
