@@ -52,7 +52,7 @@ TRACE_ON_WHY = ("6.12 turned tracing off at the first hit of a trigger or probe 
                 "user asked for depends on tracing stopping there")
 
 
-ASLEEP = "tracing: Let a trace_pipe reader asleep across a snapshot read on"
+ASLEEP = "tracing: Wake trace_pipe readers left on the old buffer by a snapshot"
 ASLEEP_WHY = ("6.12's reader slept on the queue of the buffer that became the "
               "snapshot, and no later event woke it; no reader can depend on "
               "missing the events written after a snapshot")
