@@ -5,8 +5,9 @@
  * be observed.
  *
  *   /sys/kernel/debug/sched/sis_policy   a policy name, optionally followed
- *                                         by one newline, in one write at
- *                                         offset 0; else EINVAL
+ *                                         by one newline, in one write (at
+ *                                         any file offset, as 6.12's other
+ *                                         sched debugfs files); else EINVAL
  *   /sys/kernel/debug/sched/sis_stats    "0" (or "0\n") resets, in the same
  *                                         way; else EINVAL
  *
@@ -65,7 +66,6 @@ static const struct input policy_bad[] = {
 	IN("upper case", "MODERN"),
 	IN("a number", "0"),
 	IN("prefix of a name", "mod"),
-	{ "at offset 1", "3.8", 3, 1 },
 };
 
 static const struct input stats_bad[] = {
@@ -75,7 +75,6 @@ static const struct input stats_bad[] = {
 	IN("valid then junk", "0x"),
 	IN("one", "1"),
 	IN("two zeros", "00"),
-	{ "at offset 1", "0", 1, 1 },
 };
 
 static int read_file(const char *path, char *buf, size_t len)
@@ -253,6 +252,7 @@ TEST_F(files, stats_table)
 
 TEST_F(files, valid_forms_are_accepted)
 {
+	const struct input at1 = { "3.8 at offset 1", "3.8", 3, 1 };
 	char buf[128];
 
 	ASSERT_EQ(0, write_str(POLICY, "3.8"));
@@ -261,6 +261,10 @@ TEST_F(files, valid_forms_are_accepted)
 	ASSERT_EQ(0, write_str(POLICY, "modern\n"));
 	ASSERT_LT(0, read_file(POLICY, buf, sizeof(buf)));
 	EXPECT_STREQ("[modern] 3.9 3.8\n", buf);
+	/* The offset does not matter: each write is parsed whole. */
+	ASSERT_EQ(0, write_input(POLICY, &at1));
+	ASSERT_LT(0, read_file(POLICY, buf, sizeof(buf)));
+	EXPECT_STREQ("modern 3.9 [3.8]\n", buf);
 	stats_still(_metadata);
 	EXPECT_EQ(0, write_str(STATS, "0"));
 	EXPECT_EQ(0, stats_total(_metadata)) TH_LOG("\"0\" did not reset " STATS);
@@ -296,15 +300,17 @@ TEST_F(files, two_partial_writes)
 	check_split(_metadata, POLICY, "3.", "8");
 
 	/*
-	 * "0" is whole: it resets; a second write on the fd is at offset 1.
-	 * Counters again before it, or a reset there would go unseen.
+	 * "0\n" split: "0" is whole and resets; "\n", the second write on
+	 * the fd (at offset 1), is parsed alone and fails.  Counters again
+	 * before it, or a reset there would go unseen.
 	 */
 	stats_still(_metadata);
 	ASSERT_LE(0, fd = open(STATS, O_WRONLY));
 	EXPECT_EQ(1, write(fd, "0", 1));
+	EXPECT_EQ(0, stats_total(_metadata)) TH_LOG("\"0\" did not reset " STATS);
 	stats_still(_metadata);
 	ASSERT_LT(0, read_file(STATS, before, sizeof(before)));
-	EXPECT_EQ(-1, write(fd, "0", 1));
+	EXPECT_EQ(-1, write(fd, "\n", 1));
 	EXPECT_EQ(EINVAL, errno);
 	close(fd);
 	ASSERT_LT(0, read_file(STATS, after, sizeof(after)));
