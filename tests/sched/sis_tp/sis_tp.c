@@ -59,7 +59,7 @@ static const char *const names[NR_SIS_REASONS] = {
 	[SIS_ASYM_CAPACITY] = "asym_capacity", [SIS_IDLE_SMT] = "idle_smt",
 	[SIS_IDLE_CORE] = "idle_core", [SIS_IDLE_CPU] = "idle_cpu",
 	[SIS_CLUSTER_PREV] = "cluster_prev", [SIS_CLUSTER_RECENT] = "cluster_recent",
-	[SIS_TARGET_FALLBACK] = "target_fallback",
+	[SIS_SCAN_BUDGET] = "scan_budget", [SIS_TARGET_FALLBACK] = "target_fallback",
 };
 
 static void sis_tp_probe(void *data, struct task_struct *p, int prev, int target,
