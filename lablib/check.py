@@ -66,6 +66,9 @@ SUITES = {
     "sched-gates": ("the selftests' sched_ext and asymmetric-capacity gates (sis_llc.h), "
                     "on the host, against files shaped like /sys",
                     ["build/selftests/llc_gates"]),
+    "tprobe": ("the bare sched_sis_decision_tp on the upstream-bound kernel, attached as a "
+               "tracepoint probe event: every argument against the staged wake-up",
+               [LAB, "run", "--kernel", "upstream", "--", "build/selftests/sis_tprobe"]),
     "cow-stock": ("the same on the stock kernel, which it judges without the lab's knobs",
                   [LAB, "run", "--kernel", "stock", "--", "build/selftests/sis_cow_test"]),
     "sched-4x2": ("the same on a second SMT topology, 4 cores x 2 threads",
@@ -175,7 +178,7 @@ KERNELS = {
     "lifetime-debug": ["debug"], "stress": ["debug"], "latency-debug": ["debug"],
     "article-drivers": [],
     "demo-stock": ["{kernel}", "stock"], "cow-stock": ["stock"],
-    "stock-compare": ["stock", "upstream"],
+    "stock-compare": ["stock", "upstream"], "tprobe": ["upstream"],
 }
 
 # Environment of a host suite: which of its tests it runs.
@@ -235,7 +238,7 @@ KIND = {
     "article": "host",
     "article-drivers": "host",
     "sched": "harness", "sched-4x2": "harness", "sched-nosmt": "harness",
-    "cow": "harness", "cow-stock": "harness",
+    "cow": "harness", "cow-stock": "harness", "tprobe": "harness",
     "history": "harness", "history-debug": "harness",
     "lifetime": "harness", "lifetime-debug": "harness",
     "latency": "harness", "latency-debug": "harness",
@@ -531,7 +534,7 @@ def run_suite(suite, argv, env, kernel, emit=emit):
 # cases time a 500 ms section, and next to two guests on 2 cores one ran
 # 681 ms (a 433 ms stall of its vCPU thread); the stress judges when its
 # loops end, and next to two guests they ended 352 s late.
-ALONE = {"cow", "cow-stock", "sched", "sched-4x2", "sched-nosmt", "sched-skips",
+ALONE = {"cow", "cow-stock", "tprobe", "sched", "sched-4x2", "sched-nosmt", "sched-skips",
          "demo", "demo-stock", "matrix", "bisect", "article-drivers",
          "ftracetest-latency", "ftracetest-depth4", "stress"}
 

@@ -25,6 +25,23 @@ if [ ! -x "$out/llc_gates" ] || [ "$top/tests/sched/llc_gates.c" -nt "$out/llc_g
 	echo "selftests: building llc_gates"
 	gcc -O2 -Wall -Wno-unused-function -I"$src" -o "$out/llc_gates" "$top/tests/sched/llc_gates.c"
 fi
+# sis_tprobe checks sched_sis_decision_tp's reason values against the
+# upstream-bound series' enum sis_reason: include/linux/sched/sis.h as
+# patches/sched creates it (the lab tree's has the 3.8/3.9 idle_group too).
+sis_h=$out/sis_upstream.h
+for p in "$top"/patches/sched/0*.patch; do
+	awk '/^\+\+\+ b\/include\/linux\/sched\/sis.h$/ { on = 1; next }
+	     /^diff --git / { on = 0 }
+	     on && /^\+/ { print substr($0, 2) }' "$p"
+done > "$sis_h.new"
+grep -q "NR_SIS_REASONS" "$sis_h.new" || { echo "selftests: no enum sis_reason in patches/sched" >&2; exit 1; }
+cmp -s "$sis_h.new" "$sis_h" && rm "$sis_h.new" || mv "$sis_h.new" "$sis_h"
+if [ ! -x "$out/sis_tprobe" ] || [ "$top/tests/sched/sis_tprobe.c" -nt "$out/sis_tprobe" ] ||
+   [ "$src/sched/sis_llc.h" -nt "$out/sis_tprobe" ] || [ "$sis_h" -nt "$out/sis_tprobe" ]; then
+	echo "selftests: building sis_tprobe"
+	gcc -O2 -Wall -Wno-unused-function -I"$src" -I"$src/sched" -include "$sis_h" \
+		-o "$out/sis_tprobe" "$top/tests/sched/sis_tprobe.c"
+fi
 if [ ! -x "$out/snapshot_history" ] || [ "$top/tests/snapshot/history.c" -nt "$out/snapshot_history" ] ||
    [ "$top/tests/snapshot/task_state.h" -nt "$out/snapshot_history" ] ||
    [ "$top/tests/snapshot/tracefs_write.h" -nt "$out/snapshot_history" ]; then
