@@ -56,6 +56,17 @@ static int write_file(const char *path, const char *s)
 	return ret;
 }
 
+/* Opening trace for writing with O_TRUNC clears it. */
+static int clear_file(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
 static int append_file(const char *path, const char *s)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC), ret = 0;
@@ -143,14 +154,17 @@ static void cleanup(void)
 
 	if (sis_util[0])
 		write_file(FEATURES, sis_util);
-	if (!instance[0])
-		return;
-	snprintf(path, sizeof(path), "%sevents/%s/enable", instance, group);
-	write_file(path, "0");
-	rmdir(instance);
-	snprintf(cmd, sizeof(cmd), "-:%s/decision\n", group);
-	append_file(TRACEFS "dynamic_events", cmd);
-	instance[0] = '\0';
+	if (instance[0]) {
+		snprintf(path, sizeof(path), "%sevents/%s/enable", instance, group);
+		write_file(path, "0");
+		rmdir(instance);
+		instance[0] = '\0';
+	}
+	if (group[0]) {
+		snprintf(cmd, sizeof(cmd), "-:%s/decision\n", group);
+		append_file(TRACEFS "dynamic_events", cmd);
+		group[0] = '\0';
+	}
 }
 
 static void on_signal(int sig)
@@ -204,7 +218,13 @@ static int wait_sleeping(pid_t pid)
 	return -1;
 }
 
-/* The last decision of this process's wake-ups in the instance's trace. */
+/*
+ * The last decision of this process's wake-ups in the instance's trace.
+ * The filter keeps the hits while this process is current; those in an
+ * interrupt on its CPU (a timer waking a kworker) are left out here: the
+ * third character of the flags column ("d..3.", irq-info) is 'h', 'H',
+ * 's', 'z' or 'Z' in an interrupt.
+ */
 static void last_decision(struct decision *d)
 {
 	static char buf[1 << 16];
@@ -215,8 +235,11 @@ static void last_decision(struct decision *d)
 	if (read_file(path, buf, sizeof(buf)) < 0)
 		return;
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
+		char *flags = strstr(line, "] ");
+
 		p = strstr(line, " decision: ");
-		if (!p || !(p = strstr(p, " prev=")))
+		if (!p || !flags || strlen(flags) < 5 || strchr("hHszZ", flags[4]) ||
+		    !(p = strstr(p, " prev=")))
 			continue;
 		if (sscanf(p, " prev=%d target=%d dest=%d reason=%u",
 			   &d->prev, &d->target, &d->dest, &d->reason) == 4)
@@ -286,7 +309,8 @@ static int stage(int how, int busy, int settle_ms, struct decision *d)
 		goto reap;
 
 	snprintf(path, sizeof(path), "%strace", instance);
-	write_file(path, "");
+	if (clear_file(path))
+		goto reap;
 	snprintf(path, sizeof(path), "%sevents/%s/decision/filter", instance, group);
 	snprintf(filter, sizeof(filter), "common_pid == %d", self);
 	if (write_file(path, filter))
@@ -344,14 +368,19 @@ FIXTURE_SETUP(tp)
 	snprintf(cmd, sizeof(cmd), "t:%s/decision sched_sis_decision_tp prev=$arg2:s32 "
 		 "target=$arg3:s32 dest=$arg4:s32 reason=$arg5:u32\n", group);
 	ret = append_file(TRACEFS "dynamic_events", cmd);
+	if (ret)
+		group[0] = '\0';
 	ASSERT_EQ(0, ret)
 		TH_LOG("a tracepoint probe event on sched_sis_decision_tp: %s (FPROBE_EVENTS?)",
 		       strerror(-ret));
 	snprintf(instance, sizeof(instance), TRACEFS "instances/%s/", group);
-	ASSERT_EQ(0, mkdir(instance, 0755)) TH_LOG("%s: %s", instance, strerror(errno));
+	ret = mkdir(instance, 0755) ? -errno : 0;
 	snprintf(path, sizeof(path), "%sevents/%s/decision/enable", instance, group);
-	ASSERT_EQ(0, access(path, F_OK));
-	atexit(cleanup);
+	if (!ret && access(path, F_OK))
+		ret = -errno;
+	if (ret)
+		cleanup();
+	ASSERT_EQ(0, ret) TH_LOG("%s: %s", path, strerror(-ret));
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	TH_LOG("waker %d, prev %d", waker_cpu, prev_cpu);
@@ -370,11 +399,23 @@ static void check(struct __test_metadata *_metadata, int how, int busy, int sett
 		  int want_target, int want_dest, const unsigned int *reasons, int nreasons)
 {
 	struct decision d = { 0 };
-	int i, ok = 0;
+	int i, ok = 0, misses = 0;
 
 	for (i = 0; i < TRIES; i++) {
 		ASSERT_EQ(0, stage(how, busy, settle_ms, &d));
-		ASSERT_TRUE(d.found) TH_LOG("no sched_sis_decision_tp hit for the wake-up");
+		/*
+		 * A wakee still queued (a delayed dequeue) is woken without
+		 * placement: try again, but a tracepoint that never fires fails.
+		 */
+		if (!d.found) {
+			ASSERT_GT(TRIES / 2, ++misses)
+				TH_LOG("no sched_sis_decision_tp hit in %d wake-ups", misses);
+			continue;
+		}
+		/* wake_affine() proposes the waker's CPU or prev, nothing else */
+		ASSERT_EQ(prev_cpu, d.prev) TH_LOG("target=%d dest=%d", d.target, d.dest);
+		ASSERT_TRUE(d.target == waker_cpu || d.target == prev_cpu)
+			TH_LOG("target %d is neither the waker's CPU nor prev", d.target);
 		if (d.target == want_target)
 			break;
 		usleep(20000);
@@ -434,7 +475,7 @@ TEST_F(tp, busy_llc_keeps_the_target)
  * Overloaded under SIS_UTIL: after long enough for the LLC's balance to see
  * it (see sis_test), the scan has no budget and the target is kept.
  */
-TEST_F(tp, overloaded_llc_ends_the_scan)
+TEST_F_TIMEOUT(tp, overloaded_llc_ends_the_scan, 300)
 {
 	const unsigned int r[] = { SIS_SCAN_BUDGET };
 
