@@ -10,6 +10,9 @@
 # prints bloat-o-meter against base and runs scripts/check-sis-key.py on
 # the last two.  (bloat-o-meter's __UNIQUE_ID___addressable lines, symbols
 # renumbered by the change, are left out.)
+# VARIANT=FILE.patch also builds the end of patches/sched with FILE applied
+# (an alternative design, such as review point M1's one exit with a local
+# reason), and compares it with base too.
 set -eu
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -45,11 +48,18 @@ kmake() { make -s -C "$wt" O="$out" ARCH=x86_64 CC="ccache gcc" "$@"; }
 "$wt/scripts/config" --file "$out/.config" -e JUMP_LABEL
 export CCACHE_BASEDIR="$top/build" CCACHE_NOHASHDIR=1 CCACHE_SLOPPINESS=time_macros
 
-for rev in base "$sched" "$head"; do
-	name=$(git -C "$tree" rev-parse --short "$rev")
-	git -C "$wt" checkout -q --detach "$rev"
+for rev in base "$sched" "$head" ${VARIANT:+variant}; do
+	if [ "$rev" = variant ]; then
+		name=variant
+		git -C "$wt" checkout -q --detach "$sched"
+		git -C "$wt" apply "$VARIANT"
+	else
+		name=$(git -C "$tree" rev-parse --short "$rev")
+		git -C "$wt" checkout -q --detach "$rev"
+	fi
 	kmake olddefconfig >/dev/null
-	echo "sis-bloat: kernel/sched/fair.o at $name ($(git -C "$tree" log -1 --format=%s "$rev"))"
+	echo "sis-bloat: kernel/sched/fair.o at $name ($( [ "$rev" = variant ] && echo "$VARIANT" ||
+		git -C "$tree" log -1 --format=%s "$rev"))"
 	kmake -j"$(nproc)" kernel/sched/fair.o >/dev/null
 	cp "$out/kernel/sched/fair.o" "$out/fair.$name.o"
 	[ "$rev" = base ] && base_o=$out/fair.$name.o && continue
@@ -57,5 +67,5 @@ for rev in base "$sched" "$head"; do
 	"$wt/scripts/bloat-o-meter" "$base_o" "$out/fair.$name.o" |
 		grep -v -e "^Total" -e "^__UNIQUE_ID___addressable"
 	echo "--- scripts/check-sis-key.py at $name:"
-	"$top/scripts/check-sis-key.py" "$out/fair.$name.o"
+	"$top/scripts/check-sis-key.py" "$out/fair.$name.o" || [ "$rev" = variant ]
 done

@@ -349,8 +349,18 @@ out:
 }
 
 FIXTURE(tp) {
-	int unused;
+	unsigned long tainted;
 };
+
+#define TAINT_WARN_BIT	(1UL << 9)	/* TAINT_WARN: a WARN*() fired */
+
+static unsigned long tainted(void)
+{
+	char buf[32];
+
+	return read_file("/proc/sys/kernel/tainted", buf, sizeof(buf)) > 0 ?
+	       strtoul(buf, NULL, 10) : 0;
+}
 
 FIXTURE_SETUP(tp)
 {
@@ -364,6 +374,7 @@ FIXTURE_SETUP(tp)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, ret) TH_LOG("%s", why);
 	save_sis_util();
+	self->tainted = tainted();
 	snprintf(group, sizeof(group), "sis_tprobe_%d", getpid());
 	snprintf(cmd, sizeof(cmd), "t:%s/decision sched_sis_decision_tp prev=$arg2:s32 "
 		 "target=$arg3:s32 dest=$arg4:s32 reason=$arg5:u32\n", group);
@@ -386,9 +397,15 @@ FIXTURE_SETUP(tp)
 	TH_LOG("waker %d, prev %d", waker_cpu, prev_cpu);
 }
 
+/*
+ * The traced copy warns when a way out of select_idle_sibling() set no
+ * reason; without panic_on_warn only the taint shows it.
+ */
 FIXTURE_TEARDOWN(tp)
 {
 	cleanup();
+	EXPECT_FALSE(~self->tainted & tainted() & TAINT_WARN_BIT)
+		TH_LOG("the kernel warned during the case (TAINT_WARN): see dmesg");
 }
 
 /*
