@@ -252,7 +252,7 @@ FTRACETEST_CASES = [
     "00basic/snapshot", "00basic/snapshot1", "trigger/trigger-snapshot",
     "trigger/trigger-trace-marker-snapshot",
     "trigger/inter-event/trigger-snapshot-action-hist",
-    "00basic/snapshot_history", "trigger/trigger-snapshot-burst",
+    "00basic/snapshot_history", "00basic/snapshot_dropped", "trigger/trigger-snapshot-burst",
     "00basic/snapshot_latency",
 ] + ["preemptirq/irqsoff_tracer", "tracer/wakeup", "tracer/wakeup_rt"]
 

@@ -11,7 +11,7 @@ latency="preemptirq/irqsoff_tracer tracer/wakeup tracer/wakeup_rt"
 snapshot="00basic/snapshot 00basic/snapshot1 trigger/trigger-snapshot
 	trigger/trigger-trace-marker-snapshot
 	trigger/inter-event/trigger-snapshot-action-hist
-	00basic/snapshot_history trigger/trigger-snapshot-burst
+	00basic/snapshot_history 00basic/snapshot_dropped trigger/trigger-snapshot-burst
 	00basic/snapshot_latency"
 case "${1:-}" in
 --latency) shift; [ $# -gt 0 ] || set -- $latency ;;
