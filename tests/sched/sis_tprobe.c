@@ -79,20 +79,6 @@ static int append_file(const char *path, const char *s)
 	return ret;
 }
 
-static int read_file(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n, off = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (off < (ssize_t)len - 1 && (n = read(fd, buf + off, len - 1 - off)) > 0)
-		off += n;
-	buf[off] = '\0';
-	close(fd);
-	return off;
-}
-
 /* The waker, prev and the other CPUs of their LLC. */
 static int waker_cpu = -1, prev_cpu = -1;
 static cpu_set_t llc;
@@ -114,7 +100,7 @@ static int core_of(int cpu)
 
 	snprintf(path, sizeof(path),
 		 "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list", cpu);
-	if (read_file(path, buf, sizeof(buf)) <= 0 || llc_parse_cpulist(buf, &set) <= 0)
+	if (llc_read_file(path, buf, sizeof(buf)) <= 0 || llc_parse_cpulist(buf, &set) <= 0)
 		return cpu;
 	for (int i = 0; i < CPU_SETSIZE; i++)
 		if (CPU_ISSET(i, &set))
@@ -179,7 +165,7 @@ static void save_sis_util(void)
 {
 	char buf[2048], *p;
 
-	if (read_file(FEATURES, buf, sizeof(buf)) <= 0)
+	if (llc_read_file(FEATURES, buf, sizeof(buf)) <= 0)
 		return;
 	for (p = strtok(buf, "\n "); p; p = strtok(NULL, "\n "))
 		if (!strcmp(p, "SIS_UTIL") || !strcmp(p, "NO_SIS_UTIL"))
@@ -208,7 +194,7 @@ static int wait_sleeping(pid_t pid)
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
 	for (i = 0; i < 2000; i++) {
-		if (read_file(path, buf, sizeof(buf)) > 0) {
+		if (llc_read_file(path, buf, sizeof(buf)) > 0) {
 			p = strrchr(buf, ')');
 			if (p && p[2] == 'S')
 				return 0;
@@ -232,7 +218,7 @@ static void last_decision(struct decision *d)
 
 	d->found = 0;
 	snprintf(path, sizeof(path), "%strace", instance);
-	if (read_file(path, buf, sizeof(buf)) < 0)
+	if (llc_read_file(path, buf, sizeof(buf)) < 0)
 		return;
 	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		char *flags = strstr(line, "] ");
@@ -358,7 +344,7 @@ static unsigned long tainted(void)
 {
 	char buf[32];
 
-	return read_file("/proc/sys/kernel/tainted", buf, sizeof(buf)) > 0 ?
+	return llc_read_file("/proc/sys/kernel/tainted", buf, sizeof(buf)) > 0 ?
 	       strtoul(buf, NULL, 10) : 0;
 }
 
