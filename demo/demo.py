@@ -29,6 +29,7 @@ LAB_CASES = ["3.8", "3.9", "modern", "pinned"]
 SEED = 252.01 / 15.22
 SWITCH = re.compile(r"\[(\d+)\].*?\s([\d.]+): sched_switch: .*==> next_comm=(\S+) next_pid=(\d+)")
 EVENT = re.compile(r"\[(\d+)\].*?\s([\d.]+): \w+:")
+ENTRIES = re.compile(r"entries-in-buffer/entries-written: (\d+)/(\d+)")
 LOST = re.compile(r"CPU:(\d+) \[LOST (\d+) EVENTS\]")
 
 
@@ -82,16 +83,20 @@ def switches(text):
     """The switches to a tbench task that every CPU's buffer still holds:
     [(time, cpu, comm, pid)], and the events lost in that window.
 
-    Each CPU's buffer wraps on its own, so the snapshot starts later on a
-    busy CPU than on an idle one; before the latest start, moves to the
-    busy CPU would be missed.  So the window starts at the latest first
-    event of any CPU."""
+    Each CPU's buffer wraps on its own, so once one has wrapped the
+    snapshot starts later on a busy CPU than on an idle one; before the
+    latest start, moves to the busy CPU would be missed.  So if the header
+    says events were overwritten, the window starts at the latest first
+    event of any CPU.  If none were, it is the whole snapshot: a CPU the
+    pair first reaches in its last moments must not cut the window short."""
     first = {}
     for m in EVENT.finditer(text):
         cpu = int(m.group(1))
         if cpu not in first:
             first[cpu] = float(m.group(2))
-    start = max(first.values()) if first else 0.0
+    kept = ENTRIES.search(text)
+    wrapped = not kept or kept.group(1) != kept.group(2)
+    start = max(first.values()) if first and wrapped else 0.0
     out = []
     for m in SWITCH.finditer(text):
         cpu, t, comm, pid = int(m.group(1)), float(m.group(2)), m.group(3), int(m.group(4))
