@@ -137,7 +137,7 @@ SUITES = {
                       [sys.executable, "tests/stock/compare.py", "upstream"]),
     "matrix": ("the series at HEAD under the config matrix: builds, no new warning",
                ["scripts/config-matrix.sh"]),
-    "bisect": ("every commit of the three topics builds under the lab config, with no "
+    "bisect": ("every commit of the five topics builds under the lab config, with no "
                "new warning (the directories each commit touches)",
                ["sh", "-c", "ALL=1 exec scripts/config-matrix.sh lab"]),
     "article": ("the 3.9 article beyond the seeds: unpadded trace events, trace-cmd, "

@@ -2,7 +2,7 @@
 # Configure and build one kernel: scripts/kernel.sh lab|stock|upstream|debug
 #   lab    from build/linux (base + patches/)
 #   stock  from build/stock (base)
-#   upstream  from build/upstream (base + the sched and tracing topics,
+#   upstream  from build/upstream (base + the sched and the tracing topics,
 #          without v3.9-repro)
 #   debug  from build/linux, plus config/debug.config (lockdep, KASAN, ...)
 #   each   from build/each/src, the commit scripts/boot-each.sh is at

@@ -7,15 +7,18 @@ file.  They go to different maintainers.
   topics.py list           every patch file, in apply order (no cover letters)
   topics.py export TREE    write TREE's base..HEAD into the topic directories
 
-Two kinds of topic: sched and tracing are upstream-bound (what would be
-posted, keeping 6.12's ABI); v3.9-repro holds the reproductions of 3.8 and
+Two kinds of topic: sched and the three tracing ones are upstream-bound
+(what would be posted, keeping 6.12's ABI); v3.9-repro holds the reproductions of 3.8 and
 3.9 behaviour that the lab kernel shows and that are not for merging.  A
 commit with the trailer "Not-for-merge: reproduces Linux 3.9 behaviour" is
 a v3.9-repro commit, whatever its subsystem.  The others go by their
 subject's subsystem: "sched/..." and "selftests/sched" go to sched,
-"tracing...", "ring-buffer" and "selftests/ftrace" to tracing.  The topics
-come in the order of TOPICS, each in one run of commits, so that export and
-apply give back the same history.
+"ring-buffer" to ring-buffer, "tracing..." and "selftests/ftrace" to
+tracing.  The tracing commits that come before the first ring-buffer one
+are tracing-fixes: fixes of 6.12 for stable, each with a Fixes: trailer,
+which the tracing maintainer would take first.  The topics come in the
+order of TOPICS, each in one run of commits, so that export and apply give
+back the same history.
 """
 
 import os
@@ -27,9 +30,12 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PATCHES = os.path.join(TOP, "patches")
 TOPICS = [
     ("sched", re.compile(r"^(sched[/:]|selftests/sched)")),
-    ("tracing", re.compile(r"^(tracing|ring-buffer|ftrace|selftests/ftrace)")),
+    ("tracing-fixes", None),
+    ("ring-buffer", re.compile(r"^ring-buffer")),
+    ("tracing", re.compile(r"^(tracing|ftrace|selftests/ftrace)")),
     ("v3.9-repro", None),
 ]
+FIXES_TRAILER = re.compile(r"^Fixes: [0-9a-f]{12,} \(", re.M)
 REPRO_TRAILER = re.compile(r"^Not-for-merge: ", re.M)
 COVER = "0000-cover-letter.patch"
 
@@ -90,6 +96,11 @@ def cmd_export(tree):
             topic = "v3.9-repro"
         else:
             topic = next((t for t, rx in TOPICS if rx and rx.match(subject)), None)
+        if topic == "tracing" and "ring-buffer" not in seen:
+            topic = "tracing-fixes"
+            if not FIXES_TRAILER.search(git(tree, "log", "-1", "--format=%b", c)):
+                die(f"commit {c[:12]} '{subject}' comes before the ring-buffer "
+                    "series, so it is a fix of 6.12, but it has no Fixes: trailer")
         if topic is None:
             die(f"commit {c[:12]} '{subject}': no topic; start its subject "
                 "with sched/ or tracing")

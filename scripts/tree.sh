@@ -2,10 +2,11 @@
 # The kernel work trees, both git-ignored under build/:
 #   build/linux  Debian's linux-source-6.12, imported and tagged "base",
 #                with the topic series of patches/ (patches/series lists
-#                them: sched, tracing) applied on top as commits (the lab kernel)
+#                them: sched, tracing-fixes, ring-buffer, tracing, v3.9-repro)
+#                applied on top as commits (the lab kernel)
 #   build/stock  a worktree of "base" (the stock kernel)
 #   build/upstream  a worktree of the last upstream-bound commit: base +
-#                the sched and tracing topics, without v3.9-repro (the
+#                the sched and the three tracing topics, without v3.9-repro (the
 #                upstream kernel, what we would post)
 #
 # Usage: scripts/tree.sh init|apply|export|stock|upstream|version
