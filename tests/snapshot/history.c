@@ -690,6 +690,50 @@ TEST_F(snap, poll_wakes_for_a_file_write_and_rearms_on_read)
 	close(fd);
 }
 
+/* The IRQ work interrupts of every CPU (x86's "IWI" line), or -1 */
+static long irq_work_interrupts(void)
+{
+	char line[4096], *p, *end;
+	FILE *f = fopen("/proc/interrupts", "r");
+	long sum = -1, v;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "IWI:", 4))
+			continue;
+		sum = 0;
+		for (p += 4; v = strtol(p, &end, 10), end != p; p = end)
+			sum += v;
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * poll() must cost nothing to a snapshot that nobody polls for: with no
+ * poller, 200 snapshots raise no IRQ work interrupt of their own, where
+ * one each would wake the (empty) queue of the snapshot's pollers.  A few
+ * from elsewhere are allowed.
+ */
+TEST_F(snap, a_snapshot_with_no_poller_raises_no_irq_work)
+{
+	long before, after;
+	int i;
+
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	before = irq_work_interrupts();
+	if (before < 0)
+		SKIP(return, "no IWI line in /proc/interrupts (not x86)");
+	for (i = 0; i < 200; i++)
+		ASSERT_EQ(0, wr(T "snapshot", "1"));
+	after = irq_work_interrupts();
+	TH_LOG("%ld IRQ work interrupts during 200 snapshots", after - before);
+	EXPECT_LT(after - before, 50);
+}
+
 /*
  * Whether the snapshot is armed, as 6.12 shows it: an mmap() of a
  * trace_pipe_raw file fails with EBUSY while it is.  1, 0, or -1 on any
