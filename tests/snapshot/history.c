@@ -690,46 +690,6 @@ TEST_F(snap, poll_wakes_for_a_file_write_and_rearms_on_read)
 	close(fd);
 }
 
-/* The hits of kprobe @name in kprobe_profile, or -1 */
-static long kprobe_hits(const char *name)
-{
-	char *p;
-	long hits;
-
-	if (rd(T "kprobe_profile") < 0 || !(p = strstr(buf, name)))
-		return -1;
-	return sscanf(p + strlen(name), "%ld", &hits) == 1 ? hits : -1;
-}
-
-/*
- * poll() must cost nothing to a snapshot that nobody polls for: with no
- * poller, 200 snapshots run the pollers' irq_work (snapshot_irq_work(),
- * under a kprobe) not once, where without the check they run it 200
- * times.  6.12's own wake-up of the buffer's waiters is not counted: it
- * is another irq_work, and this series keeps it.
- */
-TEST_F(snap, a_snapshot_with_no_poller_queues_no_poller_wake_up)
-{
-	long before, after;
-	int i, ret;
-
-	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	ret = wr_append(T "kprobe_events", "p:snap_test/snap_irq_work_hits snapshot_irq_work");
-	if (ret)
-		SKIP(return, "no kprobe on snapshot_irq_work() (%s)", strerror(ret));
-	ret = wr(T "events/snap_test/snap_irq_work_hits/enable", "1");
-	before = kprobe_hits("snap_irq_work_hits");
-	for (i = 0; !ret && i < 200; i++)
-		ret = wr(T "snapshot", "1");
-	after = kprobe_hits("snap_irq_work_hits");
-	wr(T "events/snap_test/snap_irq_work_hits/enable", "0");
-	wr_append(T "kprobe_events", "-:snap_test/snap_irq_work_hits");
-	ASSERT_EQ(0, ret);
-	ASSERT_LE(0, before);
-	TH_LOG("snapshot_irq_work() ran %ld times in 200 snapshots", after - before);
-	EXPECT_EQ(0, after - before);
-}
-
 /*
  * Whether the snapshot is armed, as 6.12 shows it: an mmap() of a
  * trace_pipe_raw file fails with EBUSY while it is.  1, 0, or -1 on any
