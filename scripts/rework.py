@@ -5,9 +5,9 @@
 
 The topics are read in the order given, as one series (the tracing
 maintainer's three: tracing-fixes ring-buffer tracing).  A removed line
-is rework when an earlier patch of the same series added
-a line with the same text (whitespace stripped; blank lines and lone
-braces ignored, as each added line is matched at most once).  Prints, per
+is rework when an earlier patch of the same series added a line with
+the same text (whitespace stripped, blank lines and lone braces left
+out; each added line matches at most once).  Prints, per
 patch, its added and removed lines and the removed lines that undo an
 earlier patch of the series, then the total: the share of removed lines
 that are rework.  A maintainer wants it low: a series that adds code only
@@ -21,12 +21,10 @@ import sys
 
 
 def lines(path):
-    added, removed, files = [], [], set()
+    added, removed = [], []
     with open(path, errors="replace") as f:
         for line in f:
             if line.startswith("+++ ") or line.startswith("--- "):
-                if line.startswith("+++ b/"):
-                    files.add(line[6:].strip())
                 continue
             if line.startswith("+") or line.startswith("-"):
                 text = line[1:].strip()

@@ -8,8 +8,9 @@ file.  They go to different maintainers.
   topics.py export TREE    write TREE's base..HEAD into the topic directories
 
 Two kinds of topic: sched and the three tracing ones are upstream-bound
-(what would be posted, keeping 6.12's ABI); v3.9-repro holds the reproductions of 3.8 and
-3.9 behaviour that the lab kernel shows and that are not for merging.  A
+(what would be posted, keeping 6.12's ABI); v3.9-repro holds the
+reproductions of 3.8 and 3.9 behaviour that the lab kernel shows and that
+are not for merging.  A
 commit with the trailer "Not-for-merge: reproduces Linux 3.9 behaviour" is
 a v3.9-repro commit, whatever its subsystem.  The others go by their
 subject's subsystem: "sched/..." and "selftests/sched" go to sched,

@@ -43,6 +43,35 @@ def check_topology(topology=None, smp=None):
         f"guest status {res.status} ({res.kind}):\n{out}{res.console_tail(10)}"
 
 
+def demo_snapshot(written, kept, lines):
+    """A snapshot file as the demo reads it: the header, then lines of
+    (cpu, time, next_comm, next_pid)."""
+    out = ["# tracer: nop", f"# entries-in-buffer/entries-written: {kept}/{written}   #P:20"]
+    for cpu, t, comm, pid in lines:
+        out.append(f"          <idle>-0       [{cpu:03d}] d..2. {t:10.6f}: sched_switch: "
+                   f"prev_comm=swapper prev_pid=0 prev_prio=120 prev_state=R ==> "
+                   f"next_comm={comm} next_pid={pid} next_prio=120")
+    return "\n".join(out) + "\n"
+
+
+def test_demo_window_is_the_whole_snapshot_when_nothing_was_overwritten():
+    """The pair ping-pongs on CPUs 2 and 4, then one of them reaches CPU 7
+    at the very end.  Nothing was overwritten, so every switch counts; had
+    a buffer wrapped, the window would start at CPU 7's first event."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("demo", os.path.join(TOP, "demo/demo.py"))
+    demo = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(demo)
+    lines = [(2 if i % 2 else 4, 1.0 + i / 100, "tbench" if i % 2 else "tbench_srv",
+              100 if i % 2 else 200) for i in range(100)]
+    lines.append((7, 3.0, "tbench", 100))
+    sw, _ = demo.switches(demo_snapshot(len(lines), len(lines), lines))
+    assert len(sw) == 101, f"{len(sw)} switches of 101 in the window"
+    assert demo.moves(sw)[0] is not None
+    sw, _ = demo.switches(demo_snapshot(len(lines) + 50, len(lines), lines))
+    assert len(sw) == 1, f"{len(sw)} switches in a wrapped snapshot's window, want 1"
+
+
 def test_topology_default_10x2():
     """The default guest is the seed's 10 core + SMT package."""
     check_topology("10x2")
