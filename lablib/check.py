@@ -689,6 +689,9 @@ def main(names, kernel="lab", json_path=None, accel=None, full=False, jobs=None)
         except ValueError:
             raise CheckError(f"LAB_SUITE_TIME_LIMIT={limit}: want seconds, above 0") from None
         specs = parse_specs(names) or default_specs(full)
+        if not os.path.isfile(os.path.join(ktap.KUNIT_DIR, "kunit_parser.py")):
+            raise CheckError("no kernel tree in build/linux (its KTAP parser reads "
+                             "every suite's output): run 'make tree'")
         missing = [k for k in kernels_needed(specs, kernel)
                    if not os.path.isfile(guest.KERNELS.get(k, k))]
         if missing:

@@ -731,6 +731,23 @@ def test_check_picks_tests_and_refuses_bad_names():
             raise AssertionError(f"{bad} was accepted")
 
 
+def test_check_without_a_tree_says_make_tree():
+    """On a fresh clone, lab check names the missing step instead of a
+    traceback from the thread that runs the first suite."""
+    import contextlib
+    from lablib import check, ktap
+    saved = ktap.KUNIT_DIR
+    err = io.StringIO()
+    try:
+        ktap.KUNIT_DIR = "/nonexistent/tools/testing/kunit"
+        with contextlib.redirect_stderr(err):
+            status = check.main(["sched-gates"], accel="tcg")
+    finally:
+        ktap.KUNIT_DIR = saved
+    assert status == guest.EXIT_USAGE, (status, err.getvalue())
+    assert "run 'make tree'" in err.getvalue(), err.getvalue()
+
+
 def test_check_names_the_variants_of_a_harness_fixture():
     """A fixture with variants runs each test once per variant, and KTAP
     names them fixture.variant.test: SUITE:GLOB must see those names."""
