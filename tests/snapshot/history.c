@@ -1781,6 +1781,39 @@ static void mark_both(const char *tag)
 }
 
 /*
+ * A read of "snapshot" that goes on after the next snapshot ends there:
+ * max_buffer holds the new one, and what is left of the old one is
+ * snapshots/1 now. Reading on over the old buffer while the reader tests
+ * the new one for emptiness showed the old events of only the CPUs that
+ * have events in the new snapshot.
+ */
+TEST_F(snap, a_read_of_snapshot_ends_at_the_next_snapshot)
+{
+	ssize_t n, len = 0;
+	int fd;
+
+	if (!has_cpu1())
+		SKIP(return, "one CPU: the old snapshot needs events of two");
+	ASSERT_EQ(0, wr(T "snapshot_depth", "3"));
+	mark_both("RA");
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	ASSERT_LE(0, fd = open(T "snapshot", O_RDONLY));
+	/* The header only */
+	ASSERT_LT(0, len = read(fd, buf, 20));
+	/* The next snapshot has events of CPU 0 only */
+	ASSERT_EQ(0, snap("RB0"));
+	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	EXPECT_EQ(NULL, strstr(buf, "RA0\n"));
+	EXPECT_EQ(NULL, strstr(buf, "RA1\n"));
+	EXPECT_EQ(NULL, strstr(buf, "RB0\n"));
+	/* snapshots/1 has the whole old snapshot */
+	EXPECT_STREQ("RA0 RA1", tags(T "snapshots/1", "RA"));
+}
+
+/*
  * Each CPU buffer hides what it held by its own position: a CPU whose clock
  * lags or leads must neither lose the events written after a snapshot
  * nor show those written before. Every trace_clock the kernel offers,

@@ -88,7 +88,8 @@ def added(*names):
 # one the function gives fails the row.
 INTENDED = {
     "files.tracing": ("tracing: Keep a history of snapshots",
-                      "new files only: snapshot_depth and snapshots/; no 6.12 file goes",
+                      "new files only: snapshot_depth, and snapshots/ from \"tracing: Add "
+                      "snapshots/N to read the older snapshots\"; no 6.12 file goes",
                       added("snapshot_depth", "snapshots")),
     "twice.live_and_snapshot": (HIDE, HIDE_WHY, hidden),
     "write.snapshot.allocated.1": (HIDE, HIDE_WHY, hidden),

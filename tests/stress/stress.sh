@@ -190,6 +190,9 @@ r() {	# read file $1 to the end, in at most ${2:-READ_LIMIT} s; a timeout is TIM
 	msg=$(timeout "${2:-$READ_LIMIT}" cat "$1" 2>&1 > /dev/null) && return 0
 	rc=$?
 	if [ $rc = 124 ]; then
+		# A hang: the blocked tasks' stacks (sysrq-w) go to the console,
+		# which the lab keeps with the run, to say what the read waits for.
+		[ -n "${2:-}" ] || [ ! -w /proc/sysrq-trigger ] || echo w > /proc/sysrq-trigger
 		failed read "$1" "" "TIMEOUT"
 	else
 		failed read "$1" "" "${msg:-exit $rc}"
