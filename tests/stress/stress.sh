@@ -181,11 +181,15 @@ a() {	# "echo $1 >> $2": no O_TRUNC, keeps a filter
 	failed append "$2" "$1" "$msg"
 	return 1
 }
-# A read or poll that takes READ_LIMIT seconds is a hang (TIMEOUT):
-# opening most files waits for trace_types_lock, which a tracer switch
-# holds for seconds (minutes on the debug kernel under TCG), so the
-# limit is generous; the loops' own deadline judges slowness.
-READ_LIMIT=120
+# A read or poll that takes READ_LIMIT seconds is a hang (TIMEOUT), as a
+# task blocked for HUNG seconds is (below): opening most files waits for
+# trace_types_lock, which a tracer switch holds for seconds, and a depth
+# change that grows parked buffers for minutes on the debug kernel under
+# TCG (a resize waits for a grace period per buffer: sysrq-w showed
+# snapshot_set_depth() in synchronize_rcu() past a 120 s limit, and
+# every loop ended after, 2026-12-07).  The loops' own deadline judges
+# slowness.
+READ_LIMIT=$(( DURATION > 240 ? DURATION : 240 ))
 r() {	# read file $1 to the end, in at most ${2:-READ_LIMIT} s; a timeout is TIMEOUT
 	msg=$(timeout "${2:-$READ_LIMIT}" cat "$1" 2>&1 > /dev/null) && return 0
 	rc=$?
