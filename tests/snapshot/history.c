@@ -1814,6 +1814,33 @@ TEST_F(snap, a_read_of_snapshot_ends_at_the_next_snapshot)
 }
 
 /*
+ * An open "trace" reads on across a snapshot in the buffer it opened on,
+ * as in 6.12. The buffer that comes in as live has its old events
+ * hidden: asked whether a CPU is empty in place of the buffer that the
+ * reader's iterators walk, it made the reader skip every CPU.
+ */
+TEST_F(snap, an_open_trace_reads_on_across_a_snapshot)
+{
+	ssize_t n, len = 0;
+	int fd;
+
+	if (!has_cpu1())
+		SKIP(return, "one CPU: the trace needs events of two");
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	mark_both("TR");
+	ASSERT_LE(0, fd = open(T "trace", O_RDONLY));
+	/* The header only */
+	ASSERT_LT(0, len = read(fd, buf, 20));
+	ASSERT_EQ(0, wr(T "snapshot", "1"));
+	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	close(fd);
+	EXPECT_NE(NULL, strstr(buf, "TR0\n"));
+	EXPECT_NE(NULL, strstr(buf, "TR1\n"));
+}
+
+/*
  * Each CPU buffer hides what it held by its own position: a CPU whose clock
  * lags or leads must neither lose the events written after a snapshot
  * nor show those written before. Every trace_clock the kernel offers,
