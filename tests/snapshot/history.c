@@ -38,19 +38,31 @@ static int wr(const char *path, const char *val)
 	return tracefs_write(path, val, O_TRUNC);
 }
 
+/*
+ * Reads the rest of @fd into buf after the @len bytes already there, and
+ * ends it with a NUL; returns the length or -1.
+ */
+static ssize_t read_on(int fd, ssize_t len)
+{
+	ssize_t n;
+
+	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
+		len += n;
+	buf[len] = '\0';
+	return n < 0 ? -1 : len;
+}
+
 /* Reads @path into buf; returns the length or -1. */
 static ssize_t rd(const char *path)
 {
-	ssize_t n, len = 0;
 	int fd = open(path, O_RDONLY);
+	ssize_t len;
 
 	if (fd < 0)
 		return -1;
-	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
-		len += n;
+	len = read_on(fd, 0);
 	close(fd);
-	buf[len] = '\0';
-	return n < 0 ? -1 : len;
+	return len;
 }
 
 /* Like wr(), without O_TRUNC, which removes a trigger file's triggers */
@@ -1500,7 +1512,7 @@ TEST_F_TIMEOUT(snap, a_failed_resize_that_cannot_be_undone_changes_nothing, 900)
 
 TEST_F(snap, a_reader_of_a_dropped_snapshot_never_sees_live_events)
 {
-	ssize_t n, len = 0;
+	ssize_t len = 0;
 	int fd;
 
 	ASSERT_EQ(0, wr(T "snapshot_depth", "2"));
@@ -1511,9 +1523,7 @@ TEST_F(snap, a_reader_of_a_dropped_snapshot_never_sees_live_events)
 	ASSERT_LT(0, len = read(fd, buf, 20));
 	ASSERT_EQ(0, snap("X3"));
 	mark("LIVE-EVENT");
-	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
+	read_on(fd, len);
 	EXPECT_EQ(NULL, strstr(buf, "LIVE-EVENT"));
 	EXPECT_EQ(NULL, strstr(buf, "X3\n"));
 	/* The reader has let go of the live buffer */
@@ -1789,7 +1799,7 @@ static void mark_both(const char *tag)
  */
 TEST_F(snap, a_read_of_snapshot_ends_at_the_next_snapshot)
 {
-	ssize_t n, len = 0;
+	ssize_t len = 0;
 	int fd;
 
 	if (!has_cpu1())
@@ -1802,9 +1812,7 @@ TEST_F(snap, a_read_of_snapshot_ends_at_the_next_snapshot)
 	ASSERT_LT(0, len = read(fd, buf, 20));
 	/* The next snapshot has events of CPU 0 only */
 	ASSERT_EQ(0, snap("RB0"));
-	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
+	read_on(fd, len);
 	close(fd);
 	EXPECT_EQ(NULL, strstr(buf, "RA0\n"));
 	EXPECT_EQ(NULL, strstr(buf, "RA1\n"));
@@ -1821,7 +1829,7 @@ TEST_F(snap, a_read_of_snapshot_ends_at_the_next_snapshot)
  */
 TEST_F(snap, an_open_trace_reads_on_across_a_snapshot)
 {
-	ssize_t n, len = 0;
+	ssize_t len = 0;
 	int fd;
 
 	if (!has_cpu1())
@@ -1832,9 +1840,7 @@ TEST_F(snap, an_open_trace_reads_on_across_a_snapshot)
 	/* The header only */
 	ASSERT_LT(0, len = read(fd, buf, 20));
 	ASSERT_EQ(0, wr(T "snapshot", "1"));
-	while ((n = read(fd, buf + len, BUFSZ - 1 - len)) > 0)
-		len += n;
-	buf[len] = '\0';
+	read_on(fd, len);
 	close(fd);
 	EXPECT_NE(NULL, strstr(buf, "TR0\n"));
 	EXPECT_NE(NULL, strstr(buf, "TR1\n"));
