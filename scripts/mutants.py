@@ -168,6 +168,15 @@ def main():
         for m in mutants:
             print(f"{m.name:<40} {m.kernel:<8} {' '.join(m.suites):<30} {m.why}")
         return 0
+    # The upstream tree may sit at another commit (build/upstream follows
+    # build/linux only when asked): move it first, so that each mutant is
+    # checked against, and written into, the source it is built from.
+    if any(m.kernel == "upstream" for m in mutants):
+        r = subprocess.run([os.path.join(TOP, "scripts/tree.sh"), "upstream"], cwd=TOP,
+                           capture_output=True, text=True)
+        if r.returncode:
+            print(f"mutants: scripts/tree.sh upstream failed: {r.stderr.strip()}", file=sys.stderr)
+            return 2
     # Every mutant must apply before the first build: a typo is found now.
     for m in mutants:
         try:
